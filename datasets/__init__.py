@@ -1,0 +1,1 @@
+"""pitwatch: datasets."""
