@@ -25,7 +25,7 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from rules.cli import register as register_rules
+    from api.rules_cli import register as register_rules
 
     register_rules(app)
     for module in ("datasets.cli", "calibration.cli", "vision.cli", "models.cli", "api.demo"):
@@ -44,7 +44,7 @@ _register()
 def main() -> None:
     """Console-script entry point: run the app, turning bad input into exit code 2."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except bad_input_types() as exc:
         print(f"pitwatch: error: {exc}", file=sys.stderr)
         sys.exit(2)
@@ -53,13 +53,13 @@ def main() -> None:
     except typer.Abort:
         print("pitwatch: aborted", file=sys.stderr)
         sys.exit(1)
-    except Exception as exc:  # click's own usage errors arrive here too
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
+    except Exception as exc:  # click's own usage errors arrive here too (typer may vendor click)
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
             exc.show()
-            sys.exit(2 if isinstance(exc, click.exceptions.UsageError) else exc.exit_code)
+            sys.exit(2)
         raise
+    # without standalone mode click hands back typer.Exit's code instead of exiting
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

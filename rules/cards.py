@@ -22,6 +22,9 @@ SUITS: tuple[str, ...] = ("C", "D", "H", "S")
 
 TEN_VALUE_RANKS: frozenset[str] = frozenset({"10", "J", "Q", "K"})
 
+RANK_POINTS: dict[str, int] = {r: (1 if r == "A" else 10 if r in TEN_VALUE_RANKS else int(r)) for r in RANKS}
+"""Point value of each rank (13:69F-2.2); an ace may count 11 in a hand (:mod:`rules.hands`)."""
+
 BACK = "BACK"
 """Label of a face-down card."""
 
@@ -55,11 +58,7 @@ class Card:
     @property
     def points(self) -> int:
         """Blackjack point value (13:69F-2.2): ace 1 (a hand may count one as 11), 10/J/Q/K 10."""
-        if self.rank == "A":
-            return 1
-        if self.rank in TEN_VALUE_RANKS:
-            return 10
-        return int(self.rank)
+        return RANK_POINTS[self.rank]
 
     @property
     def is_ace(self) -> bool:
@@ -94,6 +93,9 @@ def parse_card(text: str) -> Card:
         UnknownCardError: for anything else, ``BACK`` and ``unreadable`` included
             (they are labels, not cards; see :func:`parse_label`).
     """
+    hit = _CARD_BY_TEXT.get(text) if isinstance(text, str) else None
+    if hit is not None:
+        return hit
     if not isinstance(text, str):
         raise UnknownCardError(f"a card must be a string like '10H', got {text!r}")
     s = text.strip().upper()
@@ -134,3 +136,9 @@ ALL_CARDS: tuple[Card, ...] = tuple(Card(r, s) for r in RANKS for s in SUITS)
 
 CARD_LABELS: tuple[str, ...] = tuple(format_card(c) for c in ALL_CARDS)
 """The 52 labels in :data:`ALL_CARDS` order; class index = position."""
+
+_CARD_BY_TEXT: dict[str, Card] = {}
+for _card in ALL_CARDS:
+    for _text in {format_card(_card), format_card(_card).replace("10", "T")}:
+        _CARD_BY_TEXT[_text] = _card
+        _CARD_BY_TEXT[_text.lower()] = _card

@@ -1,0 +1,633 @@
+"""Render one :class:`~datasets.scene.TableState` through a camera, with exact truth.
+
+The felt is drawn top-down once per layout (:mod:`datasets.felt`) and warped to
+the camera once per camera; cards are their textures warped through the
+felt-to-image homography; chip stacks are 3-D cylinders built chip by chip (the
+side shows under an oblique camera, edge spots and all); the dealer's hands are
+skin-tone shapes above the felt.  Truth comes from the same geometry: each
+card's quad, the box of each *visible* corner index (an index more than half
+covered by a later card, a chip stack or a hand, or out of the frame, is not
+listed), and each stack's box, layers and value.
+
+For video use :class:`Renderer` (it keeps the warped felt, light map and noise for
+its camera); :func:`render_frame` keeps a few renderers itself so repeated calls
+with the same layout, camera and style are just as fast.
+
+Example:
+    >>> from calibration.layout import builtin_layout
+    >>> from calibration.camera import PinholeCamera
+    >>> from datasets.scene import PlacedCard, TableState
+    >>> layout = builtin_layout("blackjack-7-mtd-bonus")
+    >>> cam = PinholeCamera.looking_at((950, 450), 20, 0, 640, 360, 1300)
+    >>> res = render_frame(layout, TableState(cards=(PlacedCard("10H", True, (950, 250)),)), cam)
+    >>> res.image.shape, res.cards[0].label, len(res.cards[0].index_boxes)
+    ((360, 640, 3), '10H', 2)
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from calibration.camera import PinholeCamera
+from calibration.chipset import ChipSet, default_chipset
+from calibration.layout import Layout
+from datasets.cards import back_texture, get_deck
+from datasets.cards.deck import MIP_LEVELS
+from datasets.chips import CHIP_TEXTURE_PX_PER_MM, chip_design, chip_face, side_colours
+from datasets.effects import Effects, finish, glare_patch, light_gain, noise_planes
+from datasets.felt import FeltStyle, colourise, felt_colours, fibre_noise, layout_masks
+from datasets.scene import CARD_H_MM, CARD_W_MM, CHIP_DIAMETER_MM, CHIP_THICKNESS_MM, ChipStack, PlacedCard, TableState
+from rules.cards import BACK, parse_card
+
+SURFACES: tuple[str, ...] = ("felt", "wood", "white", "cloth")
+"""What the cards lie on: the printed layout felt, or (training images only) a plain table."""
+
+_CHIP_SEGMENTS = 32  # polygon vertices per chip circle
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a frame looks, beyond the table state.
+
+    Attributes:
+        deck: deck design name (:func:`datasets.cards.list_deck_designs`).
+        back: card back name (:func:`datasets.cards.list_back_designs`).
+        felt: felt colours and font (:class:`~datasets.felt.FeltStyle`).
+        surface: one of :data:`SURFACES`; anything but ``felt`` hides the printed layout.
+        surface_rgb: colour of a plain ``wood``/``white``/``cloth`` surface (``None`` = typical).
+        chip_design: chip decoration (:data:`datasets.chips.CHIP_DESIGNS`).
+        chipset: denominations -> colours (default: the shipped default chip set).
+        effects: photographic effects (:class:`~datasets.effects.Effects`).
+        felt_px_per_mm: resolution the top-down felt is drawn at before warping.
+        card_edges: draw the faint grey edge that separates overlapping white cards.
+    """
+
+    deck: str = "proc-duplex-std"
+    back: str = "back-blue-lattice"
+    felt: FeltStyle = field(default_factory=FeltStyle)
+    surface: str = "felt"
+    surface_rgb: tuple[int, int, int] | None = None
+    chip_design: str = "chip-classic"
+    chipset: ChipSet | None = None
+    effects: Effects = field(default_factory=Effects)
+    felt_px_per_mm: float = 2.0
+    card_edges: bool = True
+
+    @classmethod
+    def video(cls, deck: str = "proc-duplex-std", back: str = "back-blue-lattice", **kw) -> "Style":
+        """A steady look for round videos (mild light gradient, soft shadows, faint noise, no JPEG)."""
+        return cls(deck=deck, back=back, effects=Effects.video(), **kw)
+
+    def key(self) -> str:
+        """A string naming everything that changes the cached background (not the effects' randomness)."""
+        return repr((self.felt, self.surface, self.surface_rgb, self.felt_px_per_mm, self.effects.lighting,
+                     self.effects.light_dir_deg, self.effects.colour_temp, self.effects.brightness, self.effects.noise))
+
+
+@dataclass
+class CardTruth:
+    """One drawn card.
+
+    Attributes:
+        label: the card (``"10H"``) when face up, else ``"BACK"``.
+        card: the identity, known even when face down.
+        quad: (4, 2) px, the face's top-left, top-right, bottom-right, bottom-left corners.
+        face_up: whether the face shows.
+        index_boxes: [(x1, y1, x2, y2)] px of each visible corner index (face-up cards only).
+        zone: the layout zone it lies in, or ``None``.
+        visible: fraction of the card's area that is in frame and uncovered (0..1).
+        box: (x1, y1, x2, y2) px of the card's visible part (``None`` when none shows).
+    """
+
+    label: str
+    card: str
+    quad: np.ndarray
+    face_up: bool
+    index_boxes: list[tuple[float, float, float, float]]
+    zone: str | None
+    visible: float
+    box: tuple[float, float, float, float] | None
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "card": self.card, "quad": np.round(self.quad, 2).tolist(), "face_up": self.face_up,
+                "index_boxes": [[round(float(v), 2) for v in b] for b in self.index_boxes], "zone": self.zone,
+                "visible": round(float(self.visible), 3),
+                "box": None if self.box is None else [round(float(v), 2) for v in self.box]}
+
+
+@dataclass
+class ChipTruth:
+    """One drawn chip stack: ``box`` xyxy px of its whole silhouette (clipped to the frame),
+    ``layers`` (denomination $, count) bottom to top, ``zone``, ``count``, ``value`` ($), ``visible`` fraction."""
+
+    box: tuple[float, float, float, float] | None
+    layers: list[tuple[int, int]]
+    zone: str | None
+    count: int
+    value: int
+    visible: float
+
+    def to_json(self) -> dict:
+        return {"box": None if self.box is None else [round(float(v), 2) for v in self.box],
+                "layers": [{"denomination": d, "count": c} for d, c in self.layers],
+                "zone": self.zone, "count": self.count, "value": self.value, "visible": round(float(self.visible), 3)}
+
+
+@dataclass
+class RenderResult:
+    """A rendered frame and its truth.
+
+    Attributes:
+        image: (H, W, 3) uint8 BGR.
+        cards: one :class:`CardTruth` per card of the state, in the state's order.
+        chips: one :class:`ChipTruth` per stack, in the state's order.
+        camera: the camera it was rendered with.
+    """
+
+    image: np.ndarray
+    cards: list[CardTruth]
+    chips: list[ChipTruth]
+    camera: PinholeCamera
+
+    def to_json(self) -> dict:
+        """The scene truth in the contracts' form (``cards``, ``chips``, ``camera``), extra fields included."""
+        return {"cards": [c.to_json() for c in self.cards], "chips": [c.to_json() for c in self.chips],
+                "camera": self.camera.to_json()}
+
+
+# --- geometry ---------------------------------------------------------------------------
+
+
+def card_to_felt(card: PlacedCard) -> np.ndarray:
+    """(3, 3) affine taking card mm (face upright, origin top-left) to felt mm.
+
+    ``angle_deg`` 0 lays the card upright for the dealer: its top edge points away
+    from the dealer (+y); positive angles turn it counter-clockwise on screen.
+    """
+    a = math.radians(card.angle_deg)
+    R = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    M = R @ np.diag([-1.0, -1.0])  # upright for the dealer = turned 180 degrees from upright on screen
+    off = np.asarray(card.center, float) - M @ np.array([CARD_W_MM / 2, CARD_H_MM / 2])
+    A = np.eye(3)
+    A[:2, :2] = M
+    A[:2, 2] = off
+    return A
+
+
+def _apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = p @ H[:, :2].T + H[:, 2]
+    return q[:, :2] / q[:, 2:3]
+
+
+def plane_homography(camera: PinholeCamera, z_mm: float) -> np.ndarray:
+    """(3, 3) homography from felt (x, y) mm on the plane at height ``z_mm`` (negative = above the felt) to px."""
+    R, t, K = camera.R, camera.t, camera.K
+    H = K @ np.column_stack([R[:, 0], R[:, 1], R[:, 2] * z_mm + t])
+    return H / H[2, 2]
+
+
+def _bbox(pts: np.ndarray) -> tuple[float, float, float, float]:
+    return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def visible_part(poly: np.ndarray, occluders: list[tuple[np.ndarray, tuple]], width: int, height: int,
+                 grid: int = 48) -> tuple[float, tuple[float, float, float, float] | None]:
+    """How much of polygon ``poly`` (K, 2) px shows: not under any occluder polygon and inside the frame.
+
+    Args:
+        poly: the region, px.
+        occluders: (polygon px, its bbox) pairs drawn over the region.
+        width, height: frame size, px.
+        grid: raster resolution of the region's longer side.
+
+    Returns:
+        (visible fraction 0..1, bbox of the visible part xyxy px or ``None``).
+    """
+    x1, y1, x2, y2 = _bbox(poly)
+    box = (x1, y1, x2, y2)
+    hits = [o for o in occluders if _overlap(o[1], box)]
+    inside = x1 >= 0 and y1 >= 0 and x2 <= width and y2 <= height
+    if not hits and inside:
+        return 1.0, box
+    span = max(x2 - x1, y2 - y1, 1e-6)
+    s = grid / span
+    gw, gh = int(math.ceil((x2 - x1) * s)) + 2, int(math.ceil((y2 - y1) * s)) + 2
+    org = np.array([x1, y1]) - 1 / s
+    to_grid = lambda p: np.round((np.asarray(p) - org) * s * 16).astype(np.int32)  # noqa: E731
+    region = np.zeros((gh, gw), np.uint8)
+    cv2.fillPoly(region, [to_grid(poly)], 255, cv2.LINE_8, 4)
+    total = int(np.count_nonzero(region))
+    if total == 0:
+        return 0.0, None
+    cover = np.zeros_like(region)
+    for o, _ in hits:
+        cv2.fillPoly(cover, [to_grid(o)], 255, cv2.LINE_8, 4)
+    # the frame edges: whatever lies outside the image is not seen
+    fx0, fy0 = (0 - org[0]) * s, (0 - org[1]) * s
+    fx1, fy1 = (width - org[0]) * s, (height - org[1]) * s
+    if fx0 > 0:
+        cover[:, : int(math.ceil(fx0))] = 255
+    if fy0 > 0:
+        cover[: int(math.ceil(fy0)), :] = 255
+    if fx1 < gw:
+        cover[:, max(0, int(math.floor(fx1))) :] = 255
+    if fy1 < gh:
+        cover[max(0, int(math.floor(fy1))) :, :] = 255
+    vis = (region > 0) & (cover == 0)
+    n = int(np.count_nonzero(vis))
+    if n == 0:
+        return 0.0, None
+    ys, xs = np.nonzero(vis)
+    vx1, vy1 = xs.min() / s + org[0], ys.min() / s + org[1]
+    vx2, vy2 = (xs.max() + 1) / s + org[0], (ys.max() + 1) / s + org[1]
+    vb = (max(x1, vx1, 0.0), max(y1, vy1, 0.0), min(x2, vx2, float(width)), min(y2, vy2, float(height)))
+    return n / total, vb
+
+
+# --- surfaces ---------------------------------------------------------------------------
+
+
+class _Memo:
+    """A small least-recently-used memo (the felt masks per layout: drawing them takes a second)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+
+    def get(self, key, make):
+        if key in self.items:
+            self.items.move_to_end(key)
+            return self.items[key]
+        value = make()
+        self.items[key] = value
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
+        return value
+
+
+_MASKS = _Memo(6)
+_RENDERERS = _Memo(4)
+
+
+def _layout_key(layout: Layout) -> str:
+    return layout.model_dump_json()
+
+
+def _plain_surface(height: int, width: int, kind: str, rgb: tuple[int, int, int] | None, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if kind == "wood":
+        base = np.array(rgb or (150, 100, 60), np.float32)[::-1]
+        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+        a = rng.uniform(-0.3, 0.3)
+        u = xs * math.sin(a) + ys * math.cos(a)
+        warp = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (width, height), interpolation=cv2.INTER_CUBIC)
+        period = rng.uniform(9, 25)
+        grain = np.sin((u + warp * 40) / period * 2 * math.pi) * 0.5 + 0.5
+        fine = cv2.resize(rng.normal(0, 1, (height // 4 + 1, 8)).astype(np.float32), (width, height))
+        shade = 0.8 + 0.15 * grain + 0.05 * fine
+        img = base * shade[..., None]
+    else:
+        base = np.array(rgb or ((232, 232, 226) if kind == "white" else tuple(int(v) for v in rng.integers(40, 200, 3))), np.float32)[::-1]
+        img = np.empty((height, width, 3), np.float32)
+        img[:] = base
+        img += fibre_noise(height, width, 3.0, seed)[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# --- the renderer -------------------------------------------------------------------------
+
+
+class Renderer:
+    """Renders table states for one layout, camera and style, keeping what does not change.
+
+    Args:
+        layout: the table layout.
+        camera: the camera (its width and height are the frame size).
+        style: the look (:class:`Style`); default = ``Style()``.
+
+    Raises:
+        ValueError: for an unknown deck, back, chip design or surface.
+    """
+
+    def __init__(self, layout: Layout, camera: PinholeCamera, style: Style | None = None) -> None:
+        self.layout = layout
+        self.camera = camera
+        self.style = style or Style()
+        st = self.style
+        if st.surface not in SURFACES:
+            raise ValueError(f"unknown surface {st.surface!r}; known: {', '.join(SURFACES)}")
+        self.deck = get_deck(st.deck)
+        back_texture(st.back)  # fail early on an unknown back
+        self.chip_design = chip_design(st.chip_design)
+        self.chipset = st.chipset or default_chipset()
+        self.H = camera.homography()
+        self.W, self.Hgt = camera.width, camera.height
+        self.cam_center = camera.center_mm
+        self.background = self._background()
+        fx = st.effects
+        self.gain = light_gain(self.Hgt, self.W, fx) if (fx.lighting > 0 or fx.colour_temp or fx.brightness != 1.0) else None
+        self.planes = noise_planes(self.Hgt, self.W, float(fx.noise)) if fx.noise > 0 else None
+        a = math.radians(fx.light_dir_deg)
+        # Shadows fall away from the light: a shift of the footprint per mm of height, in felt mm.
+        self.shadow_dir = np.array([-math.cos(a), -math.sin(a)]) * 0.35
+
+    def _background(self) -> np.ndarray:
+        st = self.style
+        if st.surface != "felt":
+            return _plain_surface(self.Hgt, self.W, st.surface, st.surface_rgb, st.felt.seed)
+        s = st.felt_px_per_mm
+        key = (_layout_key(self.layout), s, st.felt.font, st.felt.spot_fill)
+        masks = _MASKS.get(key, lambda: layout_masks(self.layout, s, st.felt.font, st.felt.spot_fill).stacked())
+        parts, spots = masks
+        Hs = self.H @ np.diag([1.0 / s, 1.0 / s, 1.0])
+        size = (self.W, self.Hgt)
+        wp = cv2.warpPerspective(parts, Hs, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 255))
+        ws = cv2.warpPerspective(spots, Hs, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0))
+        if ws.ndim == 2:
+            ws = ws[..., None]
+        tex = fibre_noise(self.Hgt, self.W, st.felt.texture, st.felt.seed) if st.felt.texture > 0 else None
+        return colourise(wp, ws, felt_colours(self.layout, st.felt), tex)
+
+    # -- drawing helpers --
+    def _texture_scale(self, quad: np.ndarray) -> float:
+        w = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[3])) / CARD_W_MM
+        h = max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1])) / CARD_H_MM
+        return max(w, h)
+
+    def _warp_rgba(self, img: np.ndarray, tex: np.ndarray, Htex: np.ndarray, quad: np.ndarray,
+                   rng: np.random.Generator | None = None, glare: float = 0.0) -> None:
+        x0 = max(0, int(math.floor(quad[:, 0].min())))
+        y0 = max(0, int(math.floor(quad[:, 1].min())))
+        x1 = min(self.W, int(math.ceil(quad[:, 0].max())) + 1)
+        y1 = min(self.Hgt, int(math.ceil(quad[:, 1].max())) + 1)
+        if x0 >= x1 or y0 >= y1:
+            return
+        T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ Htex
+        patch = cv2.warpPerspective(tex, T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                    borderValue=(0, 0, 0, 0))
+        a = patch[..., 3:4].astype(np.float32) * (1 / 255.0)
+        rgb = patch[..., :3].astype(np.float32)
+        if glare > 0 and rng is not None:
+            rgb += glare_patch(y1 - y0, x1 - x0, rng, glare)[..., None].astype(np.float32)
+            np.minimum(rgb, 255, out=rgb)
+        roi = img[y0:y1, x0:x1]
+        roi[:] = (roi * (1 - a) + rgb * a + 0.5).astype(np.uint8)
+
+    def _shadows(self, img: np.ndarray, state: TableState) -> np.ndarray:
+        strength = self.style.effects.shadows
+        if strength <= 0 or (not state.cards and not state.chips and not state.hands):
+            return img
+        f = 4  # draw shadows at quarter resolution and blur: they are soft anyway
+        sw, sh = self.W // f + 1, self.Hgt // f + 1
+        mask = np.zeros((sh, sw), np.uint8)
+        d = self.shadow_dir
+
+        def fill(felt_pts: np.ndarray, level: int) -> None:
+            px = _apply_h(self.H, felt_pts) / f
+            if np.all(np.isfinite(px)):
+                cv2.fillPoly(mask, [np.round(px * 16).astype(np.int32)], level, cv2.LINE_AA, 4)
+
+        for c in state.cards:
+            A = card_to_felt(c)
+            corners = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]])
+            fill(_apply_h(A, corners) + d * 1.5, 90)
+        for s in state.chips:
+            h = s.count * CHIP_THICKNESS_MM
+            circ = self._circle(s.center, CHIP_DIAMETER_MM / 2, 24)
+            fill(cv2.convexHull(np.vstack([circ, circ + d * h]).astype(np.float32)).reshape(-1, 2).astype(np.float64), 200)
+        for hand in state.hands:
+            poly = np.asarray(hand.polygon, float) + d * hand.height_mm
+            fill(poly, 170)
+        blur = max(1.0, 6.0 / f * (self.W / 1920))
+        mask = cv2.GaussianBlur(mask, (0, 0), blur)
+        mask = cv2.resize(mask, (self.W, self.Hgt), interpolation=cv2.INTER_LINEAR)
+        keep = 255 - (mask.astype(np.float32) * strength).astype(np.uint8)
+        return cv2.multiply(img, cv2.merge([keep, keep, keep]), scale=1 / 255.0)
+
+    @staticmethod
+    def _circle(center, radius: float, n: int) -> np.ndarray:
+        t = np.linspace(0, 2 * math.pi, n, endpoint=False)
+        return np.stack([center[0] + radius * np.cos(t), center[1] + radius * np.sin(t)], 1)
+
+    def _stack_geometry(self, s: ChipStack) -> tuple[np.ndarray, np.ndarray]:
+        """Projected rims (n+1, S, 2) px for the chip boundaries bottom to top, and the silhouette polygon."""
+        n = s.count
+        ring = self._circle(s.center, CHIP_DIAMETER_MM / 2, _CHIP_SEGMENTS)
+        zs = -np.arange(n + 1) * CHIP_THICKNESS_MM
+        pts = np.concatenate([np.column_stack([ring, np.full(len(ring), z)]) for z in zs])
+        px = self.camera.project(pts).reshape(n + 1, _CHIP_SEGMENTS, 2)
+        hull = cv2.convexHull(np.concatenate([px[0], px[-1]]).astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        return px, hull
+
+    def _draw_stack(self, img: np.ndarray, s: ChipStack, rims: np.ndarray, hull: np.ndarray) -> None:
+        n = s.count
+        if n <= 0:
+            return
+        kinds = [self.chipset.kind(layer.denomination) for layer in s.layers for _ in range(layer.count)]
+        x0 = max(0, int(math.floor(hull[:, 0].min())) - 1)
+        y0 = max(0, int(math.floor(hull[:, 1].min())) - 1)
+        x1 = min(self.W, int(math.ceil(hull[:, 0].max())) + 2)
+        y1 = min(self.Hgt, int(math.ceil(hull[:, 1].max())) + 2)
+        if x0 >= x1 or y0 >= y1:
+            return
+        roi = img[y0:y1, x0:x1]
+        off = np.array([x0, y0], np.float64)
+        k = 16
+        to_i = lambda p: np.round((p - off) * k).astype(np.int32)  # noqa: E731
+        # which rim points face the camera (their outward normal points towards it)
+        t = np.linspace(0, 2 * math.pi, _CHIP_SEGMENTS, endpoint=False)
+        normals = np.stack([np.cos(t), np.sin(t)], 1)
+        view = self.cam_center[:2] - np.asarray(s.center)
+        facing = normals @ view > 0
+        seed = abs(hash((round(s.center[0], 1), round(s.center[1], 1)))) % 997
+        side_layer = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        for i in range(n):
+            body, spot = side_colours(kinds[i], self.chip_design)
+            poly = cv2.convexHull(np.concatenate([rims[i], rims[i + 1]]).astype(np.float32)).reshape(-1, 2)
+            cv2.fillPoly(roi, [to_i(poly)], body, cv2.LINE_AA, 4)
+            if facing.any() and abs(rims[i + 1][:, 1].mean() - rims[i][:, 1].mean()) > 0.6:
+                # edge spots: bands of the side between this chip's two rims
+                spots = self.chip_design.spots
+                phase = (seed * 0.37 + i * 1.3) % (2 * math.pi / spots)
+                width = math.radians(self.chip_design.spot_deg)
+                for j in range(spots):
+                    a0 = phase + 2 * math.pi * j / spots
+                    angs = np.linspace(a0 - width / 2, a0 + width / 2, 4)
+                    if not np.all(np.cos(angs) * view[0] + np.sin(angs) * view[1] > 0):
+                        continue
+                    lo = np.stack([s.center[0] + CHIP_DIAMETER_MM / 2 * np.cos(angs), s.center[1] + CHIP_DIAMETER_MM / 2 * np.sin(angs)], 1)
+                    z0, z1 = -i * CHIP_THICKNESS_MM, -(i + 1) * CHIP_THICKNESS_MM
+                    band = self.camera.project(np.vstack([np.column_stack([lo, np.full(4, z0)]),
+                                                          np.column_stack([lo[::-1], np.full(4, z1)])]))
+                    cv2.fillPoly(roi, [to_i(band)], spot, cv2.LINE_AA, 4)
+                # the seam between two chips, a thin dark line along the front of the rim
+                front = rims[i][facing]
+                if len(front) > 1 and i > 0:
+                    order = np.argsort(front[:, 0])
+                    cv2.polylines(roi, [to_i(front[order])], False, tuple(int(c * 0.55) for c in body), 1, cv2.LINE_AA, 4)
+            cv2.fillPoly(side_layer, [to_i(poly)], 255, cv2.LINE_8, 4)
+        # round shading of the side: brightest where the side faces the camera head on
+        top = rims[-1]
+        cx = float(top[:, 0].mean() - x0)
+        rx = max(1.0, float(top[:, 0].max() - top[:, 0].min()) / 2)
+        xs = (np.arange(x1 - x0, dtype=np.float32) - cx) / rx
+        prof = np.clip(0.62 + 0.38 * np.cos(np.clip(xs, -1, 1) * math.pi / 2), 0.3, 1.0)
+        shade = np.where(side_layer > 0, prof[None, :], 1.0).astype(np.float32)
+        roi[:] = (roi * shade[..., None]).astype(np.uint8)
+        # the top chip's face
+        face = chip_face(kinds[-1], self.chip_design)
+        S = face.shape[0]
+        sp = CHIP_TEXTURE_PX_PER_MM
+        rot = (seed * 0.61) % (2 * math.pi)
+        c, si = math.cos(rot), math.sin(rot)
+        A = np.array([[c / sp, -si / sp, 0], [si / sp, c / sp, 0], [0, 0, 1.0]])
+        A[:2, 2] = np.asarray(s.center) - A[:2, :2] @ np.array([S / 2, S / 2])
+        Hz = plane_homography(self.camera, -n * CHIP_THICKNESS_MM) @ A
+        self._warp_rgba(img, face, Hz, top)
+
+    def _draw_hand(self, img: np.ndarray, poly_px: np.ndarray, skin_rgb: tuple[int, int, int]) -> None:
+        x0 = max(0, int(math.floor(poly_px[:, 0].min())))
+        y0 = max(0, int(math.floor(poly_px[:, 1].min())))
+        x1 = min(self.W, int(math.ceil(poly_px[:, 0].max())) + 1)
+        y1 = min(self.Hgt, int(math.ceil(poly_px[:, 1].max())) + 1)
+        if x0 >= x1 or y0 >= y1:
+            return
+        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(m, [np.round((poly_px - [x0, y0]) * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+        dist = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3)
+        depth = max(2.0, float(dist.max()))
+        shade = 0.7 + 0.38 * np.sqrt(np.clip(dist / depth, 0, 1))
+        colour = np.array(skin_rgb[::-1], np.float32)
+        a = m.astype(np.float32)[..., None] / 255.0
+        skin = colour * shade[..., None]
+        roi = img[y0:y1, x0:x1]
+        roi[:] = np.clip(roi * (1 - a) + skin * a, 0, 255).astype(np.uint8)
+
+    # -- the frame --
+    def render(self, state: TableState, rng: np.random.Generator | int | None = None) -> RenderResult:
+        """Draw ``state`` and measure its truth.
+
+        Args:
+            state: what lies on the table.
+            rng: randomness for glare and noise (a seed or a Generator; ``None`` = seed 0).
+
+        Returns:
+            :class:`RenderResult`.
+
+        Raises:
+            UnknownCardError: for a card that is not in the contract notation.
+            ChipSetError: for a chip denomination the chip set does not have.
+        """
+        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(0 if rng is None else rng)
+        st = self.style
+        fx = st.effects
+        img = self._shadows(self.background, state)
+        if img is self.background:
+            img = img.copy()
+
+        order = sorted(range(len(state.cards)), key=lambda i: (state.cards[i].layer, i))
+        corners = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]])
+        quads: dict[int, np.ndarray] = {}
+        index_quads: dict[int, list[np.ndarray]] = {}
+        for i in order:
+            c = state.cards[i]
+            parse_card(c.card)
+            A = card_to_felt(c)
+            HA = self.H @ A
+            quad = _apply_h(HA, corners)
+            quads[i] = quad
+            if c.face_up:
+                index_quads[i] = [_apply_h(HA, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]))
+                                  for b in self.deck.index_boxes(c.card).as_list()]
+            if not np.all(np.isfinite(quad)):
+                continue
+            scale = self._texture_scale(quad)
+            tex = self.deck.face(c.card, scale) if c.face_up else back_texture(st.back, scale)
+            sp = tex.shape[1] / CARD_W_MM
+            Htex = HA @ np.diag([1 / sp, 1 / sp, 1.0])
+            glare = fx.glare if (fx.glare_p > 0 and rng.random() < fx.glare_p) else 0.0
+            self._warp_rgba(img, tex, Htex, quad, rng, glare)
+            if st.card_edges:
+                cv2.polylines(img, [np.round(quad * 16).astype(np.int32)], True, (150, 150, 150), 1, cv2.LINE_AA, 4)
+
+        stacks = list(range(len(state.chips)))
+        geo = {}
+        for j in stacks:
+            geo[j] = self._stack_geometry(state.chips[j])
+        # far stacks first, so nearer ones cover them
+        stacks.sort(key=lambda j: -float(np.linalg.norm(np.r_[state.chips[j].center, 0.0] - self.cam_center)))
+        for j in stacks:
+            self._draw_stack(img, state.chips[j], *geo[j])
+
+        hand_polys = []
+        for hand in state.hands:
+            pts = np.column_stack([np.asarray(hand.polygon, float), np.full(len(hand.polygon), -hand.height_mm)])
+            px = self.camera.project(pts)
+            if np.all(np.isfinite(px)):
+                hand_polys.append(px)
+                self._draw_hand(img, px, hand.skin_rgb)
+
+        img = finish(img, fx, rng, self.gain, self.planes)
+        return RenderResult(img, *self._truth(state, order, quads, index_quads, stacks, geo, hand_polys), self.camera)
+
+    def _truth(self, state, order, quads, index_quads, stack_order, geo, hand_polys):
+        W, Hh = self.W, self.Hgt
+        hands = [(p, _bbox(p)) for p in hand_polys]
+        chip_occ = {j: (geo[j][1], _bbox(geo[j][1])) for j in geo}
+        cards_out: list[CardTruth | None] = [None] * len(state.cards)
+        for rank_pos, i in enumerate(order):
+            c = state.cards[i]
+            later = [(quads[k], _bbox(quads[k])) for k in order[rank_pos + 1 :]]
+            occ = later + list(chip_occ.values()) + hands
+            vis, box = visible_part(quads[i], occ, W, Hh, grid=40)
+            boxes = []
+            if c.face_up:
+                for iq in index_quads[i]:
+                    f, b = visible_part(iq, occ, W, Hh, grid=24)
+                    if f >= 0.5 and b is not None:
+                        boxes.append(b)
+            zone = c.zone
+            if zone is None:
+                z = self.layout.zone_at(c.center)
+                zone = z.name if z else None
+            ident = str(parse_card(c.card))
+            cards_out[i] = CardTruth(ident if c.face_up else BACK, ident, quads[i], c.face_up, boxes, zone, vis, box)
+        chips_out: list[ChipTruth] = []
+        pos = {j: p for p, j in enumerate(stack_order)}
+        for j, s in enumerate(state.chips):
+            hull = geo[j][1]
+            nearer = [chip_occ[k] for k in stack_order[pos[j] + 1 :]]
+            vis, _ = visible_part(hull, nearer + hands, W, Hh, grid=32)
+            x1, y1, x2, y2 = _bbox(hull)
+            box = (max(0.0, x1), max(0.0, y1), min(float(W), x2), min(float(Hh), y2))
+            box = box if box[0] < box[2] and box[1] < box[3] else None
+            zone = s.zone
+            if zone is None:
+                z = self.layout.zone_at(s.center)
+                zone = z.name if z else None
+            chips_out.append(ChipTruth(box, [(l.denomination, l.count) for l in s.layers], zone, s.count, s.value, vis))
+        return cards_out, chips_out
+
+
+def render_frame(layout: Layout, state: TableState, camera: PinholeCamera, style: Style | None = None,
+                 rng: np.random.Generator | int | None = None) -> RenderResult:
+    """Render ``state`` on ``layout`` through ``camera`` (see :meth:`Renderer.render`).
+
+    Renderers for the last few (layout, camera, style) triples are kept, so a video
+    rendered frame by frame through this function pays for the felt only once.
+    """
+    style = style or Style()
+    key = (_layout_key(layout), camera.K.tobytes(), camera.R.tobytes(), camera.t.tobytes(), camera.width,
+           camera.height, repr(style))
+    renderer = _RENDERERS.get(key, lambda: Renderer(layout, camera, style))
+    return renderer.render(state, rng)

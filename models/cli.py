@@ -1,0 +1,102 @@
+"""``pitwatch train reader|detector|export`` (needs the ``train`` extra: torch, ultralytics).
+
+The commands import torch/ultralytics only when run; without the extra they exit
+2 with the install line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from api.errors import BadInput
+
+MODELS = Path(__file__).resolve().parent
+
+
+def _need_train_extra() -> None:
+    import importlib.util
+
+    missing = [m for m in ("torch", "ultralytics", "onnx") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise BadInput(f"training needs {', '.join(missing)}: pip install -e '.[train]' && "
+                       "pip install --no-deps ultralytics==8.4.190")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``train`` group to the ``pitwatch`` app."""
+    train_app = typer.Typer(help="Train and export the detector models (train extra).", no_args_is_help=True)
+    app.add_typer(train_app, name="train")
+
+    @train_app.command("reader")
+    def train_reader_cmd(
+        out: Path = typer.Option(MODELS, "--out", help="Folder for card_reader.onnx/.pt/.json."),
+        held_out: str = typer.Option("proc-caladea-std", "--held-out", help="Deck design kept out of training."),
+        seed: int = typer.Option(0, "--seed"),
+        epochs: int = typer.Option(10, "--epochs", min=1),
+        bank: int = typer.Option(12000, "--bank", min=256, help="Rendered crops in the training bank."),
+        threads: int | None = typer.Option(None, "--threads", min=1),
+    ) -> None:
+        """Stage 2: the corner-index classifier, on crops rendered on the fly."""
+        _need_train_extra()
+        from models.train import train_reader
+
+        path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads,
+                                 log=lambda m: print(m, file=sys.stderr, flush=True))
+        print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc}))
+
+    @train_app.command("prepare")
+    def prepare_cmd(
+        synth: list[Path] = typer.Argument(..., help="Folders written by `pitwatch synth images`."),
+        out: Path = typer.Option(Path(".cache/stage1-data"), "--out"),
+        imgsz: int = typer.Option(320, "--imgsz"),
+        per_image: int = typer.Option(4, "--per-image", min=1, help="Crops cut from each rendered frame."),
+        val_fraction: float = typer.Option(0.1, "--val"),
+        seed: int = typer.Option(0, "--seed"),
+    ) -> None:
+        """Cut rendered frames into 3-class stage-1 crops (index, BACK, chip)."""
+        from models.stage1_data import prepare
+
+        print(json.dumps(prepare(synth, out, imgsz=imgsz, per_image=per_image, val_fraction=val_fraction, seed=seed)))
+
+    @train_app.command("detector")
+    def train_detector_cmd(
+        data: Path = typer.Option(Path(".cache/stage1-data/data.yaml"), "--data"),
+        model: str = typer.Option("yolo11n.yaml", "--model", help="Architecture yaml (never a .pt: no downloads)."),
+        epochs: int = typer.Option(40, "--epochs", min=1),
+        imgsz: int = typer.Option(320, "--imgsz"),
+        batch: int = typer.Option(16, "--batch"),
+        seed: int = typer.Option(0, "--seed"),
+        project: Path = typer.Option(Path(".cache/train"), "--project"),
+        name: str = typer.Option("stage1", "--name"),
+        fraction: float = typer.Option(1.0, "--fraction"),
+        plots: bool = typer.Option(False, "--plots/--no-plots"),
+        resume: bool = typer.Option(False, "--resume"),
+    ) -> None:
+        """Stage 1: ultralytics YOLO from scratch, flips off, mosaic on, checkpoints every epoch."""
+        _need_train_extra()
+        from models.train import train_detector
+
+        if not data.is_file():
+            raise BadInput(f"{data}: data.yaml not found (run `pitwatch train prepare` first)")
+        best = train_detector(data, model=model, epochs=epochs, imgsz=imgsz, batch=batch, seed=seed,
+                              project=project, name=name, fraction=fraction, plots=plots, resume=resume)
+        print(json.dumps({"best": str(best)}))
+
+    @train_app.command("export")
+    def export_cmd(
+        weights: Path = typer.Argument(..., help="Stage-1 .pt from `pitwatch train detector`."),
+        out: Path = typer.Option(MODELS / "stage1.onnx", "--out"),
+        imgsz: int = typer.Option(320, "--imgsz"),
+        dynamic: bool = typer.Option(True, "--dynamic/--static"),
+    ) -> None:
+        """Export stage 1 to ONNX (opset 18, onnxslim) and copy the .pt beside it."""
+        _need_train_extra()
+        from models.export import export_stage1
+
+        if not weights.is_file():
+            raise BadInput(f"{weights}: weights file not found")
+        print(json.dumps(export_stage1(weights, out, imgsz=imgsz, dynamic=dynamic)))

@@ -1,0 +1,414 @@
+"""Training: stage 1 (ultralytics YOLO from a yaml, no pretrained weights) and stage 2 (corner-index classifier).
+
+torch and ultralytics are imported only inside the functions here (the ``train``
+extra); the runtime (vision/) never imports them.  Everything runs offline
+(notes/offline-ml.md): :func:`offline_ultralytics` sets ``YOLO_OFFLINE``,
+``YOLO_AUTOINSTALL=0``, a ``YOLO_CONFIG_DIR`` inside the project's git-ignored
+``.cache/``, copies matplotlib's DejaVuSans.ttf to the fonts ultralytics would
+otherwise download, turns settings sync and loggers off, and uses every core.
+
+Stage 1 data: rendered frames (``pitwatch synth images``) are cut into
+``imgsz`` crops at random scales (index heights ~10-60 px in the network input)
+and relabelled into 3 classes (index, BACK, chip).  Flips are off (mirrored
+glyphs do not exist on cards); rotation comes from the renderer.
+
+Stage 2 data: corner-index crops rendered on the fly from every deck design but
+the held-out one, through :func:`vision.card_reader.index_crop` (the runtime's
+crop), with rotation, scale, blur, noise, JPEG and occlusion families.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+CACHE = REPO / ".cache"
+"""Git-ignored working folder for training runs, ultralytics settings and logs."""
+
+
+def offline_ultralytics(threads: int | None = None) -> None:
+    """Make ultralytics work without network before it is imported (notes/offline-ml.md).
+
+    Sets YOLO_OFFLINE, YOLO_AUTOINSTALL=0, YOLO_CONFIG_DIR and MPLCONFIGDIR under ``.cache/``,
+    puts DejaVuSans.ttf where ultralytics looks for Arial.ttf and Arial.Unicode.ttf, turns
+    sync and loggers off and sets torch's thread count to ``threads`` (default: all cores).
+    """
+    cfg = CACHE / "ultralytics"
+    (cfg / "Ultralytics").mkdir(parents=True, exist_ok=True)
+    (CACHE / "mpl").mkdir(parents=True, exist_ok=True)
+    os.environ.update({"YOLO_OFFLINE": "1", "YOLO_AUTOINSTALL": "0", "YOLO_CONFIG_DIR": str(cfg),
+                       "MPLCONFIGDIR": str(CACHE / "mpl"), "YOLO_VERBOSE": os.environ.get("YOLO_VERBOSE", "False")})
+    import matplotlib
+
+    src = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        dst = cfg / "Ultralytics" / name
+        if not dst.exists():
+            shutil.copyfile(src, dst)
+    import torch
+
+    n = threads or os.cpu_count() or 1
+    torch.set_num_threads(n)
+    from ultralytics.utils import SETTINGS, torch_utils
+
+    torch_utils.NUM_THREADS = n  # ultralytics' default is cores - 1: one thread on a 2-core machine
+    SETTINGS.update({"sync": False, "tensorboard": False, "wandb": False, "mlflow": False, "comet": False,
+                     "clearml": False, "dvc": False, "neptune": False, "raytune": False, "hub": False})
+
+
+# --- stage 2: the corner-index classifier ------------------------------------------------------------
+
+
+def design_names() -> list[str]:
+    """Names of the renderer's deck designs (``datasets.cards``)."""
+    from datasets.cards import list_deck_designs
+
+    try:
+        return list(list_deck_designs())
+    except ImportError:  # the SVG decks are optional
+        return list(list_deck_designs(include_svg=False))
+
+
+def load_design(name: str):
+    from datasets.cards import get_deck
+
+    return get_deck(name)
+
+
+class IndexCropSource:
+    """Renders labelled corner-index crops, as the runtime cuts them, from deck designs.
+
+    Each sample: a card face at a random resolution, rotated by a random angle,
+    pasted on a random background, degraded by one or more noise families; the
+    index box (with jitter, as stage 1 would give it) is cut with
+    :func:`vision.card_reader.index_crop`.
+
+    Args:
+        designs: deck design names to draw from.
+        seed: random seed.
+        hard: oversample the pairs the field confuses (Q/9, 9/7, 6/4, 6/8, 3/5, A/4).
+    """
+
+    HARD = ("Q", "9", "7", "6", "4", "8", "3", "5", "A")
+
+    def __init__(self, designs: list[str], seed: int, hard: float = 0.3) -> None:
+        self.decks = [load_design(n) for n in designs]
+        self.rng = np.random.default_rng(seed)
+        self.hard = hard
+
+    def sample(self) -> tuple[np.ndarray, int]:
+        """One ((40, 40, 3) uint8 BGR crop, class index into CARD_LABELS)."""
+        from rules.cards import CARD_LABELS, RANKS, SUITS
+        from vision.card_reader import index_crop
+
+        rng = self.rng
+        if rng.random() < self.hard:
+            rank = self.HARD[rng.integers(len(self.HARD))]
+            label = rank + SUITS[rng.integers(4)]
+        else:
+            label = CARD_LABELS[rng.integers(52)]
+        deck = self.decks[rng.integers(len(self.decks))]
+        index_h = float(np.exp(rng.uniform(np.log(11), np.log(70))))  # index height in the frame, px
+        boxes = deck.index_boxes(label).as_list()
+        bx = boxes[rng.integers(2)]
+        ppm = index_h / max(bx[3] - bx[1], 1e-3)  # frame px per card mm
+        face = deck.face(label, ppm * 1.5)
+        fppm = face.shape[1] / 63.5
+        # only the card's corner around the index is drawn: a window of card mm, 1.5 index heights each side
+        r = 1.5 * (bx[3] - bx[1])
+        u0, v0, u1, v1 = bx[0] - r, bx[1] - r, bx[2] + r, bx[3] + r
+        cu0, cv0 = max(0.0, u0), max(0.0, v0)
+        cu1, cv1 = min(63.5, u1), min(88.9, v1)
+        patch = face[int(cv0 * fppm):int(math.ceil(cv1 * fppm)), int(cu0 * fppm):int(math.ceil(cu1 * fppm))]
+        W, H = max(8, int(round((u1 - u0) * ppm))), max(8, int(round((v1 - v0) * ppm)))
+        pw, ph = max(1, int(round((cu1 - cu0) * ppm))), max(1, int(round((cv1 - cv0) * ppm)))
+        ox, oy = int(round((cu0 - u0) * ppm)), int(round((cv0 - v0) * ppm))
+        pw, ph = min(pw, W - ox), min(ph, H - oy)
+        patch = cv2.resize(patch, (pw, ph), interpolation=cv2.INTER_AREA)
+        bg = _background(rng, H, W)
+        a = patch[..., 3:4].astype(np.float32) / 255
+        tint = rng.uniform(0.75, 1.1, 3) * rng.uniform(0.8, 1.05)
+        fbgr = np.clip(patch[..., :3].astype(np.float32) * tint, 0, 255)
+        region = bg[oy:oy + ph, ox:ox + pw].astype(np.float32)
+        bg[oy:oy + ph, ox:ox + pw] = (fbgr * a + region * (1 - a)).astype(np.uint8)
+        x1, y1, x2, y2 = (bx[0] - u0) * ppm, (bx[1] - v0) * ppm, (bx[2] - u0) * ppm, (bx[3] - v0) * ppm
+        # a neighbouring card or a hand sometimes covers part of the corner (not the index centre)
+        if rng.random() < 0.25:
+            _occlude(rng, bg, (x1, y1, x2, y2))
+        # rotate the whole picture about the index centre
+        ang = float(rng.uniform(-180, 180)) if rng.random() < 0.7 else float(rng.normal(0, 8) + 180 * rng.integers(2))
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        R = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
+        img = cv2.warpAffine(bg, R, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        corners = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64) @ R.T
+        box = np.array([*corners.min(0), *corners.max(0)])
+        # perspective squash (tilted camera)
+        if rng.random() < 0.4:
+            sy = rng.uniform(0.65, 1.0)
+            img = cv2.resize(img, (img.shape[1], max(8, int(img.shape[0] * sy))), interpolation=cv2.INTER_AREA)
+            box[[1, 3]] *= sy
+        img = _degrade(rng, img, index_h)
+        # stage-1 boxes are not exact: jitter each side by up to 12 % of the box size
+        bw, bh = box[2] - box[0], box[3] - box[1]
+        box = box + rng.uniform(-0.12, 0.12, 4) * np.array([bw, bh, bw, bh])
+        return index_crop(img, box), CARD_LABELS.index(label)
+
+
+def _background(rng, h: int, w: int) -> np.ndarray:
+    kind = rng.integers(4)
+    if kind == 0:  # felt
+        base = np.array([rng.uniform(20, 90), rng.uniform(70, 140), rng.uniform(10, 60)])
+    elif kind == 1:  # white table
+        base = np.full(3, rng.uniform(170, 250))
+    elif kind == 2:  # wood
+        base = np.array([rng.uniform(40, 90), rng.uniform(70, 130), rng.uniform(110, 180)])
+    else:
+        base = rng.uniform(0, 255, 3)
+    img = np.clip(base + rng.normal(0, rng.uniform(2, 20), (h, w, 3)), 0, 255).astype(np.uint8)
+    return cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 3))
+
+
+def _occlude(rng, img, keep) -> None:
+    h, w = img.shape[:2]
+    x = int(rng.uniform(0, w))
+    y = int(rng.uniform(0, h))
+    ex, ey = int(rng.uniform(0.2, 0.5) * w), int(rng.uniform(0.2, 0.5) * h)
+    kx1, ky1, kx2, ky2 = keep
+    # keep the index's centre visible: slide the occluder away from it
+    if x <= (kx1 + kx2) / 2 <= x + ex and y <= (ky1 + ky2) / 2 <= y + ey:
+        x = int(kx2 + (kx2 - kx1) * 0.3)
+    colour = rng.uniform(0, 255, 3) if rng.random() < 0.5 else np.array([rng.uniform(200, 255)] * 3)
+    cv2.rectangle(img, (x, y), (x + ex, y + ey), colour.tolist(), -1)
+
+
+def _degrade(rng, img: np.ndarray, index_h: float = 40.0) -> np.ndarray:
+    """Separate noise families (synthetic-to-real note 5): blur, impulse, gaussian, JPEG, down-up sampling, light."""
+    img = img.astype(np.float32)
+    # light gradient / white balance
+    gain = rng.uniform(0.6, 1.3) * rng.uniform(0.9, 1.1, 3)
+    img = img * gain + rng.uniform(-30, 30)
+    if rng.random() < 0.3:
+        gx = np.linspace(rng.uniform(0.7, 1.0), rng.uniform(1.0, 1.3), img.shape[1])[None, :, None]
+        img = img * gx
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, max(0.35, min(1.6, index_h / 14))))
+    if rng.random() < 0.15:  # motion blur
+        k = int(rng.integers(3, 7))
+        kern = np.zeros((k, k), np.float32)
+        kern[k // 2] = 1.0 / k
+        M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1)
+        kern = cv2.warpAffine(kern, M, (k, k))
+        img = cv2.filter2D(img, -1, kern / max(kern.sum(), 1e-6))
+    if rng.random() < 0.3:
+        s = rng.uniform(min(0.8, max(0.35, 10 / index_h)), 0.85)
+        small = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        img = cv2.resize(small, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.4:
+        img = np.clip(img + rng.normal(0, rng.uniform(2, 14), img.shape), 0, 255).astype(np.uint8)
+    if rng.random() < 0.15:  # salt and pepper
+        m = rng.random(img.shape[:2])
+        p = rng.uniform(0.002, 0.02)
+        img[m < p / 2] = 0
+        img[m > 1 - p / 2] = 255
+    if rng.random() < 0.4:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 90))])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
+
+
+@dataclass
+class ReaderRun:
+    """Record of one stage-2 training run (goes into the model card)."""
+
+    designs: list[str]
+    held_out: str
+    seed: int
+    steps: int
+    batch: int
+    seconds: float
+    params: int
+    val_acc: float = 0.0
+    heldout_acc: float = 0.0
+    heldout_acc_by_height: dict | None = None
+    temperature: float = 1.0
+    threshold: float = 0.5
+    heldout_coverage: float = 0.0
+    heldout_selective_acc: float = 0.0
+    confusions: list | None = None
+
+
+def reader_net(num_classes: int = 52):
+    """The stage-2 network for 40x40 RGB crops: 4 conv stages (BN, ReLU), global average pool, linear; ~0.3 M parameters."""
+    import torch.nn as nn
+
+    def block(i, o, pool=True):
+        layers = [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+        if pool:
+            layers.append(nn.MaxPool2d(2))
+        return layers
+
+    return nn.Sequential(*block(3, 24), *block(24, 48), *block(48, 96), *block(96, 128, pool=False),
+                         *block(128, 160, pool=False), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
+                         nn.Linear(160, num_classes))
+
+
+def _make_set(source: IndexCropSource, n: int) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = zip(*(source.sample() for _ in range(n)))
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def _to_tensor(x: np.ndarray):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(x[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+
+
+def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epochs: int = 8, batch: int = 128,
+                 bank: int = 12000, threads: int | None = None, log=print) -> tuple[Path, ReaderRun]:
+    """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
+
+    Args:
+        out_dir: where ``card_reader.onnx``, ``card_reader.pt`` and ``card_reader.json`` go.
+        held_out: the deck design kept out of training entirely (default: the last design name).
+        seed: seeds numpy, torch and the crop renderer.
+        epochs, batch, bank: passes over a bank of ``bank`` rendered crops (a quarter re-rendered each epoch).
+
+    Returns:
+        (path of the ONNX file, the run record with held-out accuracy and calibration).
+    """
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    random.seed(seed)
+    torch.set_num_threads(threads or os.cpu_count() or 1)
+    names = design_names()
+    held_out = held_out or names[-1]
+    train_names = [n for n in names if n != held_out]
+    log(f"stage 2: designs {train_names}, held out {held_out!r}")
+    t0 = time.time()
+    src = IndexCropSource(train_names, seed)
+    # a bank of rendered crops, a quarter of it re-rendered every epoch, keeps rendering off the critical path
+    bank_x, bank_y = _make_set(src, bank)
+    val_x, val_y = _make_set(IndexCropSource(train_names, seed + 1), 1500)
+    ho_x, ho_y = _make_set(IndexCropSource([held_out], seed + 2), 2000)
+    log(f"rendered {bank + 3500} crops in {time.time() - t0:.0f}s")
+    net = reader_net()
+    params = sum(p.numel() for p in net.parameters())
+    steps_per_epoch = bank // batch
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps_per_epoch, pct_start=0.2)
+    rng = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        if epoch:
+            at = rng.choice(bank, bank // 4, replace=False)
+            bank_x[at], bank_y[at] = _make_set(src, len(at))
+        order = rng.permutation(bank)
+        net.train()
+        for k in range(steps_per_epoch):
+            idx = order[k * batch:(k + 1) * batch]
+            loss = F.cross_entropy(net(_to_tensor(bank_x[idx])), torch.from_numpy(bank_y[idx]), label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+        acc = _accuracy(net, val_x, val_y)
+        log(f"epoch {epoch + 1}/{epochs} loss {loss.item():.3f} val {acc:.4f} ({time.time() - t0:.0f}s)")
+    steps = epochs * steps_per_epoch
+    net.eval()
+    logits_val = _logits(net, val_x)
+    logits_ho = _logits(net, ho_x)
+    # temperature fitted on degraded renders of the training designs (held-out design stays a test)
+    T = fit_temperature(logits_val, val_y)
+    threshold = 0.5
+    p_ho = _softmax(logits_ho / T)
+    top = p_ho.argmax(1)
+    conf = p_ho.max(1)
+    keep = conf >= threshold
+    run = ReaderRun(designs=train_names, held_out=held_out, seed=seed, steps=steps, batch=batch,
+                    seconds=round(time.time() - t0, 1), params=int(params),
+                    val_acc=round(float((logits_val.argmax(1) == val_y).mean()), 4),
+                    heldout_acc=round(float((top == ho_y).mean()), 4), temperature=round(float(T), 4),
+                    threshold=threshold, heldout_coverage=round(float(keep.mean()), 4),
+                    heldout_selective_acc=round(float((top[keep] == ho_y[keep]).mean()) if keep.any() else 0.0, 4),
+                    confusions=_pairs(top, ho_y))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), out_dir / "card_reader.pt")
+    onnx_path = export_reader(net, out_dir / "card_reader.onnx", T, threshold)
+    (out_dir / "card_reader.json").write_text(json.dumps(asdict(run), indent=2))
+    log(f"stage 2 done: {json.dumps(asdict(run))}")
+    return onnx_path, run
+
+
+def _logits(net, x: np.ndarray) -> np.ndarray:
+    import torch
+
+    with torch.no_grad():
+        return np.concatenate([net(_to_tensor(x[i:i + 256])).numpy() for i in range(0, len(x), 256)])
+
+
+def _accuracy(net, x, y) -> float:
+    net.eval()
+    return float((_logits(net, x).argmax(1) == y).mean())
+
+
+def _softmax(z):
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
+def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
+    """The temperature minimising held-out negative log-likelihood (Guo et al. 2017), by grid search."""
+    best, best_t = float("inf"), 1.0
+    for t in np.exp(np.linspace(np.log(0.3), np.log(10), 120)):
+        p = _softmax(logits / t)
+        nll = -np.log(np.clip(p[np.arange(len(labels)), labels], 1e-12, 1)).mean()
+        if nll < best:
+            best, best_t = nll, float(t)
+    return best_t
+
+
+def _pairs(pred: np.ndarray, truth: np.ndarray, top: int = 15) -> list:
+    from collections import Counter
+
+    from rules.cards import CARD_LABELS
+
+    c = Counter((CARD_LABELS[t], CARD_LABELS[p]) for p, t in zip(pred, truth) if p != t)
+    return [{"truth": a, "read": b, "count": n} for (a, b), n in c.most_common(top)]
+
+
+def export_reader(net, path: Path, temperature: float, threshold: float) -> Path:
+    """Export the classifier to ONNX (opset 18, dynamic batch) with its calibration in the metadata."""
+    import onnx
+    import torch
+
+    from rules.cards import CARD_LABELS
+    from vision.card_reader import CROP_MARGIN, CROP_SIZE
+
+    net.eval()
+    tmp = path.with_name(path.name + ".tmp")
+    dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
+    torch.onnx.export(net, dummy, str(tmp), input_names=["images"], output_names=["logits"], opset_version=18,
+                      dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}}, dynamo=False)
+    model = onnx.load(str(tmp))
+    meta = {"classes": json.dumps(list(CARD_LABELS)), "temperature": f"{temperature:.6f}",
+            "threshold": f"{threshold:.4f}", "crop": str(CROP_SIZE), "margin": str(CROP_MARGIN),
+            "task": "pitwatch corner-index reader"}
+    for k, v in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(model, str(tmp))
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,135 @@
+"""Stage 2: read rank and suit from each corner-index crop, with a calibrated confidence.
+
+Each corner index found by stage 1 is cut from the **full-resolution** frame
+(not the network's downscaled input), padded to a square with a margin, resized
+to ``size`` x ``size`` RGB and classified into the 52 cards of
+:data:`rules.cards.CARD_LABELS` (10, J, Q, K distinct).  The logits are divided
+by a temperature fitted on degraded held-out renders (Guo et al. 2017) and the
+card is reported ``unreadable`` when the calibrated top probability is below
+``threshold`` (never a silent guess).
+
+The same :func:`index_crop` is used to make the training crops, so training and
+inference see the same pixels.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from rules.cards import CARD_LABELS, UNREADABLE
+from vision.detections import Detections
+from vision.onnx_runtime import ModelFileError, open_session
+
+DEFAULT_READER = Path(__file__).resolve().parents[1] / "models" / "card_reader.onnx"
+"""The committed stage-2 model."""
+
+CROP_SIZE = 40
+"""Side of the classifier's square RGB input, pixels."""
+CROP_MARGIN = 0.15
+"""Fraction of the box's longer side added around it before cutting (stage-1 boxes are not exact)."""
+
+
+def index_crop(image: np.ndarray, xyxy, size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
+    """Cut one corner index as the classifier sees it.
+
+    Args:
+        image: (H, W, 3) uint8 BGR full-resolution frame.
+        xyxy: (4,) box of the index, image pixels.
+        size: output side, pixels.
+        margin: fraction of the longer box side added on every side.
+
+    Returns:
+        (size, size, 3) uint8 BGR: the square around the box centre (side = longer box side
+        x (1 + 2 margin)), pixels outside the frame replicated from its edge.
+    """
+    x1, y1, x2, y2 = [float(v) for v in xyxy]
+    side = max(x2 - x1, y2 - y1, 2.0) * (1 + 2 * margin)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    s = size / side
+    M = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def crops_to_blob(crops: list[np.ndarray]) -> np.ndarray:
+    """(B, size, size, 3) uint8 BGR -> (B, 3, size, size) float32 RGB in [0, 1]."""
+    batch = np.stack(crops)[..., ::-1]
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of (N, C) logits."""
+    z = logits - logits.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
+class CardReader:
+    """The stage-2 classifier.
+
+    Args:
+        model: ``.onnx`` file; its metadata holds ``temperature``, ``threshold``, ``classes`` and ``crop``.
+        threads: onnxruntime intra-op threads.
+        threshold: calibrated top probability below which a card is ``unreadable`` (default: the model's).
+
+    Raises:
+        ModelFileError: the model is missing, corrupt or does not output the 52 cards.
+    """
+
+    def __init__(self, model: str | Path = DEFAULT_READER, threads: int | None = None,
+                 threshold: float | None = None, providers: list[str] | None = None) -> None:
+        self.path = Path(model)
+        self.session = open_session(self.path, threads=threads, providers=providers)
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.input_name = self.session.get_inputs()[0].name
+        self.classes = tuple(json.loads(meta["classes"])) if "classes" in meta else CARD_LABELS
+        if tuple(self.classes) != CARD_LABELS:
+            raise ModelFileError(f"{self.path}: classes are not the 52 cards in rules.cards.CARD_LABELS order")
+        self.temperature = float(meta.get("temperature", 1.0))
+        self.threshold = float(threshold if threshold is not None else meta.get("threshold", 0.5))
+        self.size = int(meta.get("crop", CROP_SIZE))
+        self.margin = float(meta.get("margin", CROP_MARGIN))
+
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        """(N, 52) float32 calibrated probabilities for N crops from :func:`index_crop`."""
+        if not crops:
+            return np.zeros((0, len(self.classes)), np.float32)
+        logits = self.session.run(None, {self.input_name: crops_to_blob(crops)})[0]
+        return softmax(logits / self.temperature).astype(np.float32)
+
+    def read(self, image: np.ndarray, xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read the cards of N index boxes in one batch.
+
+        Args:
+            image: (H, W, 3) uint8 BGR full-resolution frame.
+            xyxy: (N, 4) index boxes, image pixels.
+
+        Returns:
+            ((N,) object labels (a card or ``unreadable``), (N,) float32 calibrated score of the top card,
+            (N, 52) float32 probabilities).
+        """
+        crops = [index_crop(image, b, self.size, self.margin) for b in np.asarray(xyxy).reshape(-1, 4)]
+        p = self.probabilities(crops)
+        top = p.argmax(1) if len(p) else np.zeros(0, np.int64)
+        score = p[np.arange(len(p)), top] if len(p) else np.zeros(0, np.float32)
+        labels = np.array([self.classes[t] if s >= self.threshold else UNREADABLE for t, s in zip(top, score)],
+                          dtype=object)
+        return labels, score.astype(np.float32), p
+
+    def read_detections(self, image: np.ndarray, dets: Detections, index_class: int = 0) -> Detections:
+        """Fill ``label``, ``score`` and the ``probs`` column of the corner-index rows of ``dets``."""
+        rows = np.flatnonzero(dets.class_id == index_class)
+        if len(rows) == 0:
+            return dets
+        labels, score, p = self.read(image, dets.xyxy[rows])
+        dets.label[rows] = labels
+        dets.score[rows] = score
+        probs = dets.column("probs").astype(object)
+        for r, row in zip(rows, p):
+            probs[r] = row
+        dets.data["probs"] = probs
+        return dets

@@ -1,0 +1,159 @@
+"""Chip stacks: denomination from colour, count from the stack's visible side — or null with a note.
+
+* **Denomination**: each chip's colour is matched to the table's chip set
+  (colour -> denomination, from the table file or :mod:`calibration.chipset`) by
+  distance in CIE Lab; a colour far from every chip in the set is null.
+* **Count**: needs the camera's pose (a calibration with a camera) to know how
+  many pixels one chip's thickness spans on the stack's side at that spot.  Where
+  that is under ``min_px_per_chip`` (straight overhead, low resolution) or no pose
+  is known, ``count`` and ``value`` are null and ``note`` says why: never a guess.
+* **Layers**: the side is cut into chip-thick slices from the bottom, each slice
+  coloured, runs of one denomination form a layer (bottom to top).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CHIP_THICKNESS_MM = 3.3
+CHIP_DIAMETER_MM = 39.0
+MIN_PX_PER_CHIP = 2.0
+"""Least pixels per chip on the side for a count (the issue's 2 px per chip)."""
+MAX_LAB_DISTANCE = 40.0
+"""Largest Lab distance from a chip-set colour still read as that denomination."""
+
+
+@dataclass(frozen=True)
+class ChipColour:
+    """One chip of the set: ``denomination`` dollars, body colour ``rgb``."""
+
+    denomination: int
+    rgb: tuple[int, int, int]
+
+
+@dataclass
+class StackReading:
+    """What the camera can tell about one stack (contract ``chips[]`` item)."""
+
+    count: int | None
+    value: int | None
+    layers: list[dict] = field(default_factory=list)
+    note: str | None = None
+    px_per_chip: float | None = None
+
+    def to_json(self) -> dict:
+        out = {"count": self.count, "value": self.value, "layers": self.layers}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def default_chip_set() -> list[ChipColour]:
+    """The default chip set of :mod:`calibration.chipset` ($1 white, $5 red, $25 green, $100 black, ...)."""
+    from calibration.chipset import default_chipset
+
+    return [ChipColour(int(k.denomination), tuple(int(c) for c in k.body_rgb)) for k in default_chipset().chips]
+
+
+def parse_chip_set(obj, base: Path | None = None) -> list[ChipColour]:
+    """A table file's ``chips``: a chip-set YAML path (relative to ``base``), or a mapping colour name -> denomination.
+
+    Raises:
+        ValueError (``calibration.chipset.ChipSetError``): unknown colour or unreadable file.
+    """
+    from calibration.chipset import ChipSet, load_chipset
+
+    if isinstance(obj, (str, Path)):
+        path = Path(obj)
+        cs = load_chipset(path if path.is_absolute() or base is None else base / path)
+    elif isinstance(obj, dict) and "chips" in obj:
+        cs = ChipSet.model_validate(obj)
+    elif isinstance(obj, dict):
+        cs = ChipSet.model_validate({"chips": [{"colour": k, "denomination": v} for k, v in obj.items()]})
+    else:
+        cs = ChipSet.model_validate({"chips": list(obj)})
+    return [ChipColour(int(k.denomination), tuple(int(c) for c in k.body_rgb)) for k in cs.chips]
+
+
+def _lab(rgb: np.ndarray) -> np.ndarray:
+    px = np.asarray(rgb, np.uint8).reshape(-1, 1, 3)
+    return cv2.cvtColor(px, cv2.COLOR_RGB2LAB).reshape(-1, 3).astype(np.float32)
+
+
+def classify_colour(rgb: np.ndarray, chip_set: list[ChipColour]) -> tuple[int | None, float]:
+    """The denomination whose colour is nearest ``rgb`` in Lab, with the distance; None beyond the limit."""
+    ref = _lab(np.array([c.rgb for c in chip_set]))
+    d = np.linalg.norm(ref - _lab(rgb)[0], axis=1)
+    k = int(d.argmin())
+    return (chip_set[k].denomination if d[k] <= MAX_LAB_DISTANCE else None), float(d[k])
+
+
+def pixels_per_chip(camera, base_mm: tuple[float, float]) -> tuple[float, float]:
+    """(pixels one chip's thickness spans on the side, pixel height of the stack's top ellipse) at ``base_mm``."""
+    x, y = base_mm
+    p = camera.project([[x, y, 0.0], [x, y, -CHIP_THICKNESS_MM]])
+    ppc = float(np.linalg.norm(p[1] - p[0]))
+    r = CHIP_DIAMETER_MM / 2
+    ring = camera.project([[x + r * np.cos(a), y + r * np.sin(a), 0.0] for a in np.linspace(0, 2 * np.pi, 24)])
+    return ppc, float(ring[:, 1].max() - ring[:, 1].min())
+
+
+def read_stack(image: np.ndarray, box: np.ndarray, chip_set: list[ChipColour], camera=None,
+               base_mm: tuple[float, float] | None = None) -> StackReading:
+    """Read one chip stack.
+
+    Args:
+        image: (H, W, 3) uint8 BGR frame.
+        box: (4,) xyxy stack box, image pixels.
+        chip_set: the table's chips.
+        camera: a :class:`calibration.camera.PinholeCamera` (pose known) or None.
+        base_mm: the stack's base on the layout, mm (needed with ``camera``).
+
+    Returns:
+        A :class:`StackReading`; count/value null with a note where the view cannot tell.
+    """
+    h_img, w_img = image.shape[:2]
+    x1, y1, x2, y2 = [int(round(v)) for v in np.clip(box, 0, [w_img, h_img, w_img, h_img])]
+    if x2 - x1 < 3 or y2 - y1 < 3:
+        return StackReading(None, None, [], note="stack box too small to read")
+    patch = image[y1:y2, x1:x2]
+    bw, bh = x2 - x1, y2 - y1
+    top_rgb = np.median(patch[bh // 4: max(bh // 4 + 1, bh // 2), bw // 4: max(bw // 4 + 1, 3 * bw // 4)]
+                        .reshape(-1, 3), 0)[::-1]
+    top_denom, _ = classify_colour(top_rgb, chip_set)
+    if camera is None or base_mm is None:
+        layer = [{"denomination": top_denom, "count": None}]
+        return StackReading(None, None, layer, note="no camera pose in the calibration: chips on the side cannot be counted")
+    ppc, ellipse_h = pixels_per_chip(camera, base_mm)
+    if ppc < MIN_PX_PER_CHIP:
+        return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
+                            note=f"the side shows {ppc:.1f} px per chip (< {MIN_PX_PER_CHIP:g}): too few to count")
+    side_h = bh - ellipse_h
+    n = int(round(side_h / ppc))
+    if n < 1:
+        return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
+                            note="the stack's side is not visible: cannot count")
+    # colour each chip-thick slice of the side, bottom up, along the box's central column
+    cx0, cx1 = x1 + bw // 3, x2 - bw // 3
+    denoms = []
+    for i in range(n):
+        yb = y2 - ellipse_h / 2 - i * ppc
+        ya, yz = int(round(yb - ppc * 0.8)), int(round(yb - ppc * 0.2))
+        ya, yz = max(0, ya), min(h_img, max(yz, ya + 1))
+        sl = image[ya:yz, cx0:max(cx1, cx0 + 1)].reshape(-1, 3)
+        d, _ = classify_colour(np.median(sl, 0)[::-1], chip_set) if len(sl) else (None, 0.0)
+        denoms.append(d)
+    layers: list[dict] = []
+    for d in denoms:
+        if layers and layers[-1]["denomination"] == d:
+            layers[-1]["count"] += 1
+        else:
+            layers.append({"denomination": d, "count": 1})
+    if any(layer["denomination"] is None for layer in layers):
+        return StackReading(n, None, layers, px_per_chip=ppc, note="a chip's colour matches no chip of the set")
+    value = int(sum(layer["denomination"] * layer["count"] for layer in layers))
+    return StackReading(n, value, layers, px_per_chip=ppc)

@@ -1,0 +1,400 @@
+"""Stage 1: the ONNX corner-index / BACK / chip-stack detector, on tiles or rectified zone crops.
+
+Two ways to look at a frame:
+
+* **Tiles** (no table file): the image is cut into overlapping square tiles of
+  ``tile`` image pixels, each letterboxed into the ``imgsz`` network input, all
+  tiles in one batch; boxes are mapped back and merged by NMS.  A 640x640 photo
+  is one tile; a 1080p frame is 8.
+* **Zone crops** (table file with calibration): every seat's zones and the
+  dealer's card zone are rectified from the layout (mm) at ``px_per_mm`` through
+  the calibration's homography, so indices appear upright-sized and the network
+  sees only the felt that matters, in one batch.
+
+Example:
+    >>> det = Stage1Detector("models/stage1.onnx")          # doctest: +SKIP
+    >>> dets = det.detect_tiles(image)                        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detections import STAGE1_CLASSES, Detections
+from vision.onnx_runtime import ModelFileError, decode_yolo, letterbox, open_session, to_blob
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_STAGE1 = MODELS_DIR / "stage1.onnx"
+"""The committed stage-1 model (corner index, BACK, chip)."""
+
+
+@dataclass(frozen=True)
+class Crop:
+    """A region of the frame warped into its own image.
+
+    Attributes:
+        M: (3, 3) float64 homography, frame pixels -> crop pixels.
+        size: (w, h) of the crop, pixels.
+        name: what the crop covers (``seat3``, ``dealer``, ``tile2``).
+        zones: ((name, (K, 2) float32 crop-pixel polygon), ...) of the layout zones inside it, if any.
+    """
+
+    M: np.ndarray
+    size: tuple[int, int]
+    name: str
+    zones: tuple = ()
+
+
+def tile_crops(width: int, height: int, tile: int) -> list[Crop]:
+    """Overlapping square tiles of ``tile`` px covering a ``width`` x ``height`` image (one when it fits)."""
+    def starts(n: int) -> list[int]:
+        if n <= tile:
+            return [0]
+        k = math.ceil(n / tile)
+        return [round(i * (n - tile) / (k - 1)) for i in range(k)] if k > 1 else [0]
+
+    crops = []
+    for y in starts(height):
+        for x in starts(width):
+            M = np.array([[1, 0, -x], [0, 1, -y], [0, 0, 1]], np.float64)
+            crops.append(Crop(M=M, size=(min(tile, width), min(tile, height)), name=f"tile{len(crops)}"))
+    return crops
+
+
+def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.2, margin_mm: float = 30.0,
+               image_size: tuple[int, int] | None = None) -> list[Crop]:
+    """Rectified crops of each seat (all its zones) and of the dealer's cards.
+
+    Args:
+        layout: a :class:`calibration.layout.Layout`.
+        homography: (3, 3) layout mm -> image pixels.
+        px_per_mm: crop resolution; 1.2 puts a 20 mm corner index at ~24 px.
+        margin_mm: felt kept around the zones (cards and chips overhang them).
+        image_size: (w, h) of the frame, used to drop crops entirely outside it.
+
+    Returns:
+        One :class:`Crop` per seat and one for ``dealer.cards``, each a rotated
+        rectangle of the layout (``cv2.minAreaRect`` of its zones) warped upright.
+    """
+    groups: dict[str, list] = {}
+    for z in layout.zones:
+        if z.seat is not None:
+            groups.setdefault(f"seat{z.seat}", []).append(z)
+        elif z.kind == "dealer_cards":
+            groups.setdefault("dealer", []).append(z)
+    crops = []
+    H = np.asarray(homography, np.float64)
+    for name, zones in groups.items():
+        pts = np.array([p for z in zones for p in z.polygon], np.float32)
+        (cx, cy), (w, h), ang = cv2.minAreaRect(pts)
+        w, h = w + 2 * margin_mm, h + 2 * margin_mm
+        a = math.radians(ang)
+        ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        c = np.array([cx, cy])
+        corners_mm = np.array([c - ux * w / 2 - uy * h / 2, c + ux * w / 2 - uy * h / 2,
+                               c + ux * w / 2 + uy * h / 2, c - ux * w / 2 + uy * h / 2], np.float32)
+        cw, ch = max(32, int(round(w * px_per_mm))), max(32, int(round(h * px_per_mm)))
+        dst = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
+        corners_px = cv2.perspectiveTransform(corners_mm[None], H)[0]
+        if image_size is not None:
+            iw, ih = image_size
+            if (corners_px[:, 0].max() < 0 or corners_px[:, 1].max() < 0 or corners_px[:, 0].min() > iw
+                    or corners_px[:, 1].min() > ih):
+                continue
+        M = cv2.getPerspectiveTransform(corners_px.astype(np.float32), dst)
+        mm_to_crop = cv2.getPerspectiveTransform(corners_mm, dst)
+        zpolys = tuple((z.name, cv2.perspectiveTransform(np.array([z.polygon], np.float32), mm_to_crop)[0])
+                       for z in zones)
+        crops.append(Crop(M=M, size=(cw, ch), name=name, zones=zpolys))
+    return crops
+
+
+def _zone_of(point: np.ndarray, zones: tuple) -> str | None:
+    """The smallest zone polygon (crop px) containing ``point``."""
+    best, best_area = None, float("inf")
+    for name, poly in zones:
+        if cv2.pointPolygonTest(poly.reshape(-1, 1, 2), (float(point[0]), float(point[1])), False) >= 0:
+            area = cv2.contourArea(poly)
+            if area < best_area:
+                best, best_area = name, area
+    return best
+
+
+class Stage1Detector:
+    """The stage-1 ONNX model with its pre- and post-processing.
+
+    Args:
+        model: path of the ``.onnx`` file (default :data:`DEFAULT_STAGE1`).
+        threads: onnxruntime intra-op threads (None = one per core).
+        conf: minimum score kept; iou: NMS IoU threshold.
+
+    Raises:
+        ModelFileError: the model is missing, corrupt, or not a 3-class stage-1 model.
+    """
+
+    def __init__(self, model: str | Path = DEFAULT_STAGE1, threads: int | None = None,
+                 conf: float = 0.25, iou: float = 0.5, providers: list[str] | None = None) -> None:
+        self.path = Path(model)
+        self.session = open_session(self.path, threads=threads, providers=providers)
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        meta = self.session.get_modelmeta().custom_metadata_map
+        shape = inp.shape
+        fixed = [d for d in shape[2:] if isinstance(d, int)]
+        if len(fixed) == 2:
+            self.imgsz = (int(shape[2]), int(shape[3]))
+        else:
+            sz = eval(meta.get("imgsz", "[320, 320]"), {"__builtins__": {}})  # ultralytics stores "[h, w]"
+            self.imgsz = (int(sz[0]), int(sz[1]))
+        self.dynamic = len(fixed) != 2 or not isinstance(shape[0], int)
+        out_shape = self.session.get_outputs()[0].shape
+        nc = out_shape[1] - 4 if isinstance(out_shape[1], int) else len(STAGE1_CLASSES)
+        if nc != len(STAGE1_CLASSES):
+            raise ModelFileError(f"{self.path}: expected a {len(STAGE1_CLASSES)}-class stage-1 model "
+                                 f"({', '.join(STAGE1_CLASSES)}), got {nc} classes")
+        self.conf, self.iou = conf, iou
+
+    def infer(self, images: list[np.ndarray], shape: tuple[int, int] | None = None,
+              scaleup: bool = True) -> list[Detections]:
+        """Detect in each image (already cropped), batched.
+
+        Args:
+            images: (h, w, 3) uint8 BGR each.
+            shape: network input (h, w); default the model's ``imgsz``.
+            scaleup: let the letterbox enlarge small images (off for zone crops, whose scale is fixed).
+
+        Returns:
+            One :class:`Detections` per image, boxes in that image's pixels.
+        """
+        if not images:
+            return []
+        shape = shape or self.imgsz
+        boxed = [letterbox(im, shape, scaleup=scaleup) for im in images]
+        blob = to_blob([b[0] for b in boxed])
+        if self.dynamic:
+            outs = self.session.run(None, {self.input_name: blob})[0]
+        else:  # a fixed-batch model runs one image at a time
+            outs = np.concatenate([self.session.run(None, {self.input_name: blob[i:i + 1]})[0]
+                                   for i in range(len(blob))])
+        results = []
+        for (xyxy, score, cls), (_, lb) in zip(decode_yolo(outs, self.conf, self.iou), boxed):
+            results.append(Detections(xyxy=lb.to_image(xyxy), class_id=cls, score=score))
+        return results
+
+    def detect_crops(self, image: np.ndarray, crops: list[Crop]) -> Detections:
+        """Warp each crop out of ``image``, detect in one batch, map boxes back to ``image`` and merge.
+
+        Boxes from overlapping crops are merged by class-wise NMS; with zone
+        crops each detection carries the zone holding its centre.
+        """
+        if image is None or image.size == 0 or not crops:
+            return Detections.empty()
+        warped = []
+        for c in crops:
+            if np.allclose(c.M[:2, :2], np.eye(2)) and np.allclose(c.M[2], [0, 0, 1]):
+                x, y = int(-c.M[0, 2]), int(-c.M[1, 2])
+                warped.append(np.ascontiguousarray(image[y:y + c.size[1], x:x + c.size[0]]))
+            else:
+                warped.append(cv2.warpPerspective(image, c.M, c.size, flags=cv2.INTER_LINEAR,
+                                                  borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114)))
+        shape, zoned = self.imgsz, any(c.zones for c in crops)
+        if self.dynamic and zoned:
+            # one common input for the batch: the largest crop rounded up to the stride, no rescaling
+            h = max(w.shape[0] for w in warped)
+            w_ = max(w.shape[1] for w in warped)
+            shape = (int(math.ceil(h / 32) * 32), int(math.ceil(w_ / 32) * 32))
+        parts = []
+        for c, d in zip(crops, self.infer(warped, shape, scaleup=not zoned)):
+            if not len(d):
+                continue
+            if c.zones:
+                d.zone = np.array([_zone_of(p, c.zones) for p in d.centers], dtype=object)
+            Minv = np.linalg.inv(c.M)
+            corners = np.stack([d.xyxy[:, [0, 1]], d.xyxy[:, [2, 1]], d.xyxy[:, [2, 3]], d.xyxy[:, [0, 3]]], 1)
+            back = cv2.perspectiveTransform(corners.reshape(1, -1, 2).astype(np.float64), Minv)[0].reshape(-1, 4, 2)
+            d.xyxy = np.concatenate([back.min(1), back.max(1)], 1).astype(np.float32)
+            parts.append(d)
+        merged = Detections.merge(parts)
+        if len(crops) > 1 and len(merged):
+            merged = nms(merged, self.iou)
+        h, w = image.shape[:2]
+        merged.xyxy = np.clip(merged.xyxy, 0, [w, h, w, h]).astype(np.float32)
+        return merged
+
+    def detect_tiles(self, image: np.ndarray, tile: int = 640) -> Detections:
+        """Detect on the whole image cut into ``tile``-pixel tiles (see the module docstring)."""
+        if image is None or image.size == 0:
+            return Detections.empty()
+        h, w = image.shape[:2]
+        return self.detect_crops(image, tile_crops(w, h, tile))
+
+
+def nms(d: Detections, iou: float) -> Detections:
+    """Class-wise NMS over merged detections (boxes of one object seen in two overlapping crops)."""
+    xywh = np.concatenate([d.xyxy[:, :2], d.xyxy[:, 2:] - d.xyxy[:, :2]], 1)
+    idx = cv2.dnn.NMSBoxesBatched(xywh.tolist(), d.score.tolist(), d.class_id.tolist(), 0.0, iou)
+    idx = np.sort(np.asarray(idx, np.int64).reshape(-1))
+    return d[idx]
+
+
+# --- the whole detection: stage 1, stage 2, grouping, chips ------------------------------------------
+
+
+@dataclass
+class TableView:
+    """What a table file tells the detector.
+
+    Attributes:
+        id: the table's id; layout: :class:`calibration.layout.Layout`;
+        homography: (3, 3) layout mm -> image px; camera: a pinhole camera or None (no pose known);
+        chip_set: list of :class:`vision.chips.ChipColour`.
+    """
+
+    id: str
+    layout: object
+    homography: np.ndarray
+    camera: object | None
+    chip_set: list
+
+
+def load_table_view(path: str | Path) -> TableView:
+    """Read a table file (contracts: ``id``, ``layout``, ``calibration``, ``chips``; paths relative to it).
+
+    Raises:
+        BadInput: naming the file and the field that is missing or wrong.
+    """
+    import json
+
+    import yaml
+
+    from api.errors import BadInput
+    from calibration.layout import LAYOUT_DIR, load_layout
+    from vision.chips import default_chip_set, parse_chip_set
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read table file: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise BadInput(f"{path}: not valid YAML") from exc
+    if not isinstance(data, dict):
+        raise BadInput(f"{path}: a table file must be a mapping")
+    for key in ("layout", "calibration"):
+        if key not in data:
+            raise BadInput(f"{path}: field {key!r} is missing")
+    layout_path = path.parent / str(data["layout"])
+    if not layout_path.exists() and (LAYOUT_DIR / f"{data['layout']}.yaml").exists():
+        layout_path = LAYOUT_DIR / f"{data['layout']}.yaml"
+    layout = load_layout(layout_path)
+    calib_path = path.parent / str(data["calibration"])
+    try:
+        calib = json.loads(calib_path.read_text(encoding="utf-8"))
+        H = np.array(calib["homography"], np.float64).reshape(3, 3)
+    except OSError as exc:
+        raise BadInput(f"{calib_path}: cannot read calibration: {exc.strerror or exc}") from exc
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadInput(f"{calib_path}: field 'homography' missing or not a 3x3 matrix") from exc
+    camera = None
+    cam = calib.get("camera")
+    if isinstance(cam, dict) and {"K", "R", "t"} <= set(cam):
+        from calibration.camera import PinholeCamera
+
+        camera = PinholeCamera.from_json({"width": calib.get("image_size", [0, 0])[0],
+                                          "height": calib.get("image_size", [0, 0])[1], **cam})
+    try:
+        chips = parse_chip_set(data["chips"], path.parent) if data.get("chips") else default_chip_set()
+    except (TypeError, ValueError, KeyError) as exc:
+        raise BadInput(f"{path}: field 'chips' is not a chip set (colour -> denomination): "
+                       f"{str(exc).splitlines()[0][:160]}") from exc
+    return TableView(id=str(data.get("id", path.stem)), layout=layout, homography=H, camera=camera, chip_set=chips)
+
+
+@dataclass
+class FrameResult:
+    """The whole detection of one frame: ``dets`` (every row), ``cards`` (physical cards), ``chips`` (stacks)."""
+
+    dets: Detections
+    cards: list
+    chips: list
+
+    def to_json(self) -> dict:
+        """The contract's ``cards`` and ``chips`` lists (boxes rounded to 0.1 px)."""
+        def box(b):
+            return [round(float(v), 1) for v in b]
+
+        cards = []
+        for c in self.cards:
+            item = {"label": c.label, "score": round(c.score, 4), "box": box(c.box)}
+            if c.zone:
+                item["zone"] = c.zone
+            cards.append(item)
+        chips = []
+        for row, reading in self.chips:
+            item = {"box": box(self.dets.xyxy[row]), "score": round(float(self.dets.score[row]), 4)}
+            if self.dets.zone[row]:
+                item["zone"] = self.dets.zone[row]
+            item.update(reading.to_json())
+            chips.append(item)
+        return {"cards": cards, "chips": chips}
+
+
+class FrameReader:
+    """Stage 1 + stage 2 + grouping + chips for whole frames.
+
+    Args:
+        stage1, reader: model paths (defaults: the committed models).
+        threads: onnxruntime threads per session.
+        tile: tile side in image pixels when no table file is given.
+        px_per_mm: zone-crop resolution with a table file.
+
+    Raises:
+        ModelFileError: a model is missing or corrupt.
+    """
+
+    def __init__(self, stage1: str | Path = DEFAULT_STAGE1, reader: str | Path | None = None,
+                 threads: int | None = None, tile: int = 640, px_per_mm: float = 1.2,
+                 conf: float = 0.25, threshold: float | None = None) -> None:
+        from vision.card_reader import DEFAULT_READER, CardReader
+
+        self.detector = Stage1Detector(stage1, threads=threads, conf=conf)
+        self.reader = CardReader(reader or DEFAULT_READER, threads=threads, threshold=threshold)
+        self.tile, self.px_per_mm = tile, px_per_mm
+        self._crops: dict = {}
+
+    def crops_for(self, table: TableView | None, width: int, height: int) -> list[Crop]:
+        """The crops for a frame size (zone crops with a table, tiles without), cached per size."""
+        key = (id(table), width, height)
+        if key not in self._crops:
+            self._crops[key] = (zone_crops(table.layout, table.homography, self.px_per_mm, image_size=(width, height))
+                                if table is not None else tile_crops(width, height, self.tile))
+        return self._crops[key]
+
+    def __call__(self, image: np.ndarray, table: TableView | None = None) -> FrameResult:
+        """Detect, read and group everything in one BGR frame ((H, W, 3) uint8)."""
+        from vision.chips import default_chip_set, read_stack
+        from vision.grouping import group_cards
+
+        if image is None or image.ndim != 3 or image.shape[0] < 8 or image.shape[1] < 8:
+            return FrameResult(Detections.empty(), [], [])
+        h, w = image.shape[:2]
+        dets = self.detector.detect_crops(image, self.crops_for(table, w, h))
+        dets = self.reader.read_detections(image, dets)
+        cards = group_cards(dets, threshold=self.reader.threshold)
+        chips = []
+        chip_set = table.chip_set if table is not None else default_chip_set()
+        Hinv = np.linalg.inv(table.homography) if table is not None else None
+        for row in np.flatnonzero(dets.class_id == 2):
+            base = None
+            if table is not None and table.camera is not None:
+                x1, y1, x2, y2 = dets.xyxy[row]
+                # the base's centre is roughly a chip radius above the box's bottom edge
+                p = cv2.perspectiveTransform(np.array([[[(x1 + x2) / 2, y2 - (x2 - x1) / 2]]], np.float64), Hinv)[0, 0]
+                base = (float(p[0]), float(p[1]))
+            chips.append((int(row), read_stack(image, dets.xyxy[row], chip_set, table.camera if table else None, base)))
+        return FrameResult(dets, cards, chips)
