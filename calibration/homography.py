@@ -41,6 +41,24 @@ def _now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` to ``path`` whole or not at all (temporary file in the same folder, then rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
 def normalise_homography(H: np.ndarray) -> np.ndarray:
     """``H`` scaled so that ``H[2, 2] == 1`` (or its Frobenius norm is 1 where ``H[2, 2]`` is ~0).
 
@@ -244,7 +262,9 @@ class CalibrationResult:
 
     def scaled(self, factor: float) -> "CalibrationResult":
         """The same calibration for the image resized by ``factor`` (e.g. 0.25 for a quarter-size frame)."""
-        S = np.diag([factor, factor, 1.0])
+        # pixel centres sit at integer coordinates: resizing by f maps x to (x + 0.5) f - 0.5
+        o = 0.5 * factor - 0.5
+        S = np.array([[factor, 0, o], [0, factor, o], [0, 0, 1.0]])
         K = None if self.camera_matrix is None else S @ self.camera_matrix
         return CalibrationResult(
             homography=S @ self.homography,
@@ -314,21 +334,7 @@ class CalibrationResult:
 
     def save(self, path: str | Path) -> Path:
         """Write the JSON whole or not at all (temporary file in the same folder, then rename)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.to_json(), f, indent=2)
-                f.write("\n")
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        return path
+        return atomic_write_text(path, json.dumps(self.to_json(), indent=2) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> "CalibrationResult":

@@ -303,7 +303,8 @@ def generate_layout(layout_id: str, game: str, seats: int, mtd: bool, bonus: boo
         texts.append(PrintedText(text="DEALER MUST DRAW TO 16 AND STAND ON ALL 17'S", center=(cx, 395), height_mm=14,
                                  arc_center=center, arc_radius=400))
     if game == "switch_hands":
-        texts.append(PrintedText(text="SWITCH HANDS", center=(cx, 360), height_mm=40))
+        # above the 3-to-2 line, clear of it, following the same arc
+        texts.append(PrintedText(text="SWITCH HANDS", center=(cx, 332), height_mm=26, arc_center=center, arc_radius=332))
     for z in zones:
         if z.kind in ("mtd", "bonus") and z.circle is not None:
             word = "MATCH THE DEALER" if z.kind == "mtd" else "BLACKJACK BONUS"

@@ -154,10 +154,6 @@ def choose_fault_rounds(rng: random.Random, rounds: int, kinds: Sequence[str]) -
 
 # -- shaping the round for a fault ---------------------------------------------------------
 
-def _stackable_add(rng: random.Random, amount: int, options: Sequence[int]) -> int:
-    return amount + rng.choice(list(options))
-
-
 def prepare_fault(kind: str, rng: random.Random, wagers: dict[int, dict[str, int]], game: str,
                   limits: dict[str, int | None], deal_order: str, burn: bool) -> tuple[Fault, dict[int, dict[str, int]]]:
     """Choose the seat and wager a fault concerns, and adjust the round's wagers for it.
@@ -243,9 +239,9 @@ def prepare_fault(kind: str, rng: random.Random, wagers: dict[int, dict[str, int
     if kind == "past_posting":
         if target == "main":
             cap = limits.get("main_max")
-            add = rng.choice([5, 10, 25, 50])
+            add = rng.choice([10, 20, 50, 100])  # multiples of $10: see pinching below
             if cap is not None and w["main"] + add > cap:
-                w["main"] = max(10, int(cap) - add - 10 - (int(cap) - add) % 10)
+                w["main"] = max(10, (int(cap) - add) // 10 * 10)
             return Fault(kind, seat, "main", Fraction(w["main"] + add)), wagers
         # chips slipped onto a match-the-dealer wager that then loses (no payout follows from it)
         room = _mtd_cap(game, w, limits) - w["mtd"]
@@ -257,17 +253,17 @@ def prepare_fault(kind: str, rng: random.Random, wagers: dict[int, dict[str, int
 
     # pinching: chips taken off a wager before it is settled; at least one chip stays
     if target == "main":
-        if game == "spanish21" and "mtd" in w:
-            w["main"] = max(w["main"], 2 * w["mtd"], 20)
-        else:
-            w["main"] = max(w["main"], 20)
-        keep = w["main"] // 2 if w["main"] % 10 == 0 else w["main"] - 5
-        keep = max(keep, w.get("mtd", 0) if game == "spanish21" else 5)
-        if keep >= w["main"]:
-            w["main"] += 10
+        # main wagers stay multiples of $10 so a 3-to-2 blackjack pays whole dollars;
+        # in Spanish 21 the match-the-dealer wager stays within what is left of the main wager
+        floor = w.get("mtd", 0) if game == "spanish21" else 0
+        keep = max(10, (w["main"] // 2) // 10 * 10, -(-floor // 10) * 10)
+        w["main"] = max(w["main"], keep + 10)
         return Fault(kind, seat, "main", Fraction(keep)), wagers
     if w["mtd"] < 10:
-        w["mtd"] = min(10, _mtd_cap(game, w, limits))
+        w["mtd"] = max(w["mtd"], min(10, _mtd_cap(game, w, limits)))
+    if w["mtd"] < 2:
+        w["main"] = max(w["main"], 20)
+        return Fault(kind, seat, "main", Fraction(max(10, w["main"] // 2 // 10 * 10))), wagers
     keep = 5 if w["mtd"] >= 10 else 1
     return Fault(kind, seat, "mtd", Fraction(keep), needs=(("mtd_lose", seat),)), wagers
 
@@ -306,23 +302,21 @@ def wrong_payout(fault: Fault, expected: Fraction, wager: Fraction, denomination
         A payout in dollars, different from ``expected``, positive, made of whole chips.
     """
     under = fault.kind.endswith("underpaid")
-    chips = sorted(d for d in denominations if d <= max(expected, 1))
     choices: list[Fraction] = []
     if fault.kind.startswith("mtd") and suited_odds is not None and unsuited_odds is not None:
-        swap = wager * (unsuited_odds - suited_odds)
+        swap = wager * (suited_odds - unsuited_odds)
         if under and suited_matches:
-            choices.append(expected + swap)
+            choices.append(expected - swap)      # a suited match paid at the unsuited odds
         if not under and suited_matches < 2:
-            choices.append(expected - swap)
-    unit = Fraction(chips[-1] if chips else 1)
-    step = Fraction(min((d for d in denominations if d >= expected / 10), default=denominations[0]))
-    choices.append(expected - step if under else expected + step)
-    choices.append(expected - unit if under else expected + unit)
+            choices.append(expected + swap)      # an unsuited match paid at the suited odds
+    small = [d for d in sorted(denominations) if d <= expected / 2] or [min(denominations)]
+    for step in {small[-1], small[0]}:
+        choices.append(expected - step if under else expected + step)  # a chip short or a chip over
     if fault.kind.startswith("bonus") and not under:
-        choices.append(expected * 5)
-    good = [c for c in choices if c > 0 and c != expected and c.denominator == 1]
+        choices.append(expected * 5)             # the $5 wager's amount on a $1 wager
+    good = sorted({c for c in choices if c > 0 and c != expected and c.denominator == 1})
     if not good:
-        good = [expected / 2 if under else expected * 2]
+        good = [expected * 2] if not under else [max(Fraction(1), expected // 2)]
     return rng.choice(good)
 
 

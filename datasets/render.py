@@ -102,6 +102,10 @@ class CardTruth:
         zone: the layout zone it lies in, or ``None``.
         visible: fraction of the card's area that is in frame and uncovered (0..1).
         box: (x1, y1, x2, y2) px of the card's visible part (``None`` when none shows).
+        index_quads: (4, 2) px outline of each printed corner index, top-left then bottom-right,
+            listed whether visible or not (face-up cards only).
+        index_visible: fraction of each corner index that shows (same order).
+        draw_order: position in drawing order (0 = drawn first, lowest).
     """
 
     label: str
@@ -112,18 +116,24 @@ class CardTruth:
     zone: str | None
     visible: float
     box: tuple[float, float, float, float] | None
+    index_quads: list[np.ndarray] = field(default_factory=list)
+    index_visible: list[float] = field(default_factory=list)
+    draw_order: int = 0
 
     def to_json(self) -> dict:
         return {"label": self.label, "card": self.card, "quad": np.round(self.quad, 2).tolist(), "face_up": self.face_up,
                 "index_boxes": [[round(float(v), 2) for v in b] for b in self.index_boxes], "zone": self.zone,
                 "visible": round(float(self.visible), 3),
-                "box": None if self.box is None else [round(float(v), 2) for v in self.box]}
+                "box": None if self.box is None else [round(float(v), 2) for v in self.box],
+                "index_quads": [np.round(q, 2).tolist() for q in self.index_quads],
+                "index_visible": [round(float(v), 3) for v in self.index_visible], "draw_order": self.draw_order}
 
 
 @dataclass
 class ChipTruth:
     """One drawn chip stack: ``box`` xyxy px of its whole silhouette (clipped to the frame),
-    ``layers`` (denomination $, count) bottom to top, ``zone``, ``count``, ``value`` ($), ``visible`` fraction."""
+    ``layers`` (denomination $, count) bottom to top, ``zone``, ``count``, ``value`` ($), ``visible`` fraction,
+    ``outline`` (K, 2) px silhouette polygon, ``draw_order`` among the stacks (drawn after every card)."""
 
     box: tuple[float, float, float, float] | None
     layers: list[tuple[int, int]]
@@ -131,11 +141,15 @@ class ChipTruth:
     count: int
     value: int
     visible: float
+    outline: np.ndarray | None = None
+    draw_order: int = 0
 
     def to_json(self) -> dict:
         return {"box": None if self.box is None else [round(float(v), 2) for v in self.box],
                 "layers": [{"denomination": d, "count": c} for d, c in self.layers],
-                "zone": self.zone, "count": self.count, "value": self.value, "visible": round(float(self.visible), 3)}
+                "zone": self.zone, "count": self.count, "value": self.value, "visible": round(float(self.visible), 3),
+                "outline": None if self.outline is None else np.round(self.outline, 2).tolist(),
+                "draw_order": self.draw_order}
 
 
 @dataclass
@@ -147,17 +161,20 @@ class RenderResult:
         cards: one :class:`CardTruth` per card of the state, in the state's order.
         chips: one :class:`ChipTruth` per stack, in the state's order.
         camera: the camera it was rendered with.
+        hands: (K, 2) px outline of each hand occluder that was drawn.
     """
 
     image: np.ndarray
     cards: list[CardTruth]
     chips: list[ChipTruth]
     camera: PinholeCamera
+    hands: list[np.ndarray] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        """The scene truth in the contracts' form (``cards``, ``chips``, ``camera``), extra fields included."""
+        """The scene truth in the contracts' form (``cards``, ``chips``, ``camera``), extra fields included
+        (``hands``: each hand or sleeve outline, px, in drawing order)."""
         return {"cards": [c.to_json() for c in self.cards], "chips": [c.to_json() for c in self.chips],
-                "camera": self.camera.to_json()}
+                "camera": self.camera.to_json(), "hands": [np.round(h, 2).tolist() for h in self.hands]}
 
 
 # --- geometry ---------------------------------------------------------------------------
@@ -284,24 +301,28 @@ def _layout_key(layout: Layout) -> str:
 
 
 def _plain_surface(height: int, width: int, kind: str, rgb: tuple[int, int, int] | None, seed: int) -> np.ndarray:
+    """A table that is not the printed felt: wood grain, a white top or plain cloth, (H, W, 3) uint8 BGR.
+
+    Drawn at half resolution and enlarged: the grain is soft and this halves the cost at 4K.
+    """
     rng = np.random.default_rng(seed)
+    h, w = max(2, height // 2), max(2, width // 2)
     if kind == "wood":
         base = np.array(rgb or (150, 100, 60), np.float32)[::-1]
-        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
         a = rng.uniform(-0.3, 0.3)
         u = xs * math.sin(a) + ys * math.cos(a)
-        warp = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (width, height), interpolation=cv2.INTER_CUBIC)
-        period = rng.uniform(9, 25)
-        grain = np.sin((u + warp * 40) / period * 2 * math.pi) * 0.5 + 0.5
-        fine = cv2.resize(rng.normal(0, 1, (height // 4 + 1, 8)).astype(np.float32), (width, height))
+        warp = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+        period = rng.uniform(5, 12)
+        grain = np.sin((u + warp * 20) / period * 2 * math.pi) * 0.5 + 0.5
+        fine = cv2.resize(rng.normal(0, 1, (h // 4 + 1, 8)).astype(np.float32), (w, h))
         shade = 0.8 + 0.15 * grain + 0.05 * fine
         img = base * shade[..., None]
     else:
         base = np.array(rgb or ((232, 232, 226) if kind == "white" else tuple(int(v) for v in rng.integers(40, 200, 3))), np.float32)[::-1]
-        img = np.empty((height, width, 3), np.float32)
-        img[:] = base
-        img += fibre_noise(height, width, 3.0, seed)[..., None]
-    return np.clip(img, 0, 255).astype(np.uint8)
+        img = base + fibre_noise(h, w, 3.0, seed)[..., None]
+    small = np.clip(img, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 # --- the renderer -------------------------------------------------------------------------
@@ -333,6 +354,9 @@ class Renderer:
         self.H = camera.homography()
         self.W, self.Hgt = camera.width, camera.height
         self.cam_center = camera.center_mm
+        t = np.linspace(0, 2 * math.pi, _CHIP_SEGMENTS, endpoint=False)
+        self._ring_normals = np.stack([np.cos(t), np.sin(t)], 1)
+        self._zones: dict[tuple[float, float], str | None] = {}
         self.background = self._background()
         fx = st.effects
         self.gain = light_gain(self.Hgt, self.W, fx) if (fx.lighting > 0 or fx.colour_temp or fx.brightness != 1.0) else None
@@ -375,13 +399,13 @@ class Renderer:
         T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ Htex
         patch = cv2.warpPerspective(tex, T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                                     borderValue=(0, 0, 0, 0))
-        a = patch[..., 3:4].astype(np.float32) * (1 / 255.0)
-        rgb = patch[..., :3].astype(np.float32)
+        rgb = np.ascontiguousarray(patch[..., :3])
         if glare > 0 and rng is not None:
-            rgb += glare_patch(y1 - y0, x1 - x0, rng, glare)[..., None].astype(np.float32)
-            np.minimum(rgb, 255, out=rgb)
+            g = glare_patch(y1 - y0, x1 - x0, rng, glare)
+            rgb = cv2.add(rgb, cv2.merge([g, g, g]))
+        a = patch[..., 3].astype(np.float32) * np.float32(1 / 255.0)
         roi = img[y0:y1, x0:x1]
-        roi[:] = (roi * (1 - a) + rgb * a + 0.5).astype(np.uint8)
+        roi[:] = cv2.blendLinear(rgb, np.ascontiguousarray(roi), a, 1.0 - a)
 
     def _shadows(self, img: np.ndarray, state: TableState) -> np.ndarray:
         strength = self.style.effects.shadows
@@ -410,9 +434,29 @@ class Renderer:
             fill(poly, 170)
         blur = max(1.0, 6.0 / f * (self.W / 1920))
         mask = cv2.GaussianBlur(mask, (0, 0), blur)
-        mask = cv2.resize(mask, (self.W, self.Hgt), interpolation=cv2.INTER_LINEAR)
-        keep = 255 - (mask.astype(np.float32) * strength).astype(np.uint8)
-        return cv2.multiply(img, cv2.merge([keep, keep, keep]), scale=1 / 255.0)
+        ys, xs = np.nonzero(mask)
+        if len(xs) == 0:
+            return img
+        # darken only the box the shadows fall in
+        bx0, by0 = int(xs.min()), int(ys.min())
+        bx1, by1 = int(xs.max()) + 1, int(ys.max()) + 1
+        X0, Y0, X1, Y1 = bx0 * f, by0 * f, min(self.W, bx1 * f), min(self.Hgt, by1 * f)
+        if X0 >= X1 or Y0 >= Y1:
+            return img
+        sub = cv2.resize(mask[by0:by1, bx0:bx1], ((bx1 - bx0) * f, (by1 - by0) * f), interpolation=cv2.INTER_LINEAR)
+        sub = sub[: Y1 - Y0, : X1 - X0]
+        keep = 255 - cv2.convertScaleAbs(sub, alpha=strength)
+        out = img.copy()
+        out[Y0:Y1, X0:X1] = cv2.multiply(img[Y0:Y1, X0:X1], cv2.merge([keep, keep, keep]), scale=1 / 255.0)
+        return out
+
+    def zone_of(self, center: tuple[float, float]) -> str | None:
+        """The name of the layout zone containing ``center`` (mm), memoised (layouts do not move)."""
+        key = (round(float(center[0]), 1), round(float(center[1]), 1))
+        if key not in self._zones:
+            z = self.layout.zone_at(key)
+            self._zones[key] = z.name if z else None
+        return self._zones[key]
 
     @staticmethod
     def _circle(center, radius: float, n: int) -> np.ndarray:
@@ -445,37 +489,43 @@ class Renderer:
         k = 16
         to_i = lambda p: np.round((p - off) * k).astype(np.int32)  # noqa: E731
         # which rim points face the camera (their outward normal points towards it)
-        t = np.linspace(0, 2 * math.pi, _CHIP_SEGMENTS, endpoint=False)
-        normals = np.stack([np.cos(t), np.sin(t)], 1)
+        normals = self._ring_normals
         view = self.cam_center[:2] - np.asarray(s.center)
         facing = normals @ view > 0
         seed = abs(hash((round(s.center[0], 1), round(s.center[1], 1)))) % 997
         side_layer = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        tall = abs(float(rims[-1][:, 1].mean() - rims[0][:, 1].mean())) > 0.6 * n and facing.any()
+        if tall:
+            # every edge spot of every chip in one projection: (n, spots, 8) points on the side
+            spots = self.chip_design.spots
+            width = math.radians(self.chip_design.spot_deg)
+            phase = (seed * 0.37 + np.arange(n) * 1.3) % (2 * math.pi / spots)
+            angs = phase[:, None, None] + (2 * math.pi * np.arange(spots) / spots)[None, :, None] \
+                + np.linspace(-width / 2, width / 2, 4)[None, None, :]
+            front = (np.cos(angs) * view[0] + np.sin(angs) * view[1] > 0).all(-1)
+            r = CHIP_DIAMETER_MM / 2
+            xs = s.center[0] + r * np.cos(angs)
+            ys = s.center[1] + r * np.sin(angs)
+            z0 = (-np.arange(n) * CHIP_THICKNESS_MM)[:, None, None] * np.ones_like(angs)
+            lo = np.stack([xs, ys, z0], -1)
+            hi = np.stack([xs[..., ::-1], ys[..., ::-1], z0 - CHIP_THICKNESS_MM], -1)
+            bands = self.camera.project(np.concatenate([lo, hi], 2).reshape(-1, 3)).reshape(n, spots, 8, 2)
+            bands_i = to_i(bands)
         for i in range(n):
             body, spot = side_colours(kinds[i], self.chip_design)
             poly = cv2.convexHull(np.concatenate([rims[i], rims[i + 1]]).astype(np.float32)).reshape(-1, 2)
-            cv2.fillPoly(roi, [to_i(poly)], body, cv2.LINE_AA, 4)
-            if facing.any() and abs(rims[i + 1][:, 1].mean() - rims[i][:, 1].mean()) > 0.6:
-                # edge spots: bands of the side between this chip's two rims
-                spots = self.chip_design.spots
-                phase = (seed * 0.37 + i * 1.3) % (2 * math.pi / spots)
-                width = math.radians(self.chip_design.spot_deg)
-                for j in range(spots):
-                    a0 = phase + 2 * math.pi * j / spots
-                    angs = np.linspace(a0 - width / 2, a0 + width / 2, 4)
-                    if not np.all(np.cos(angs) * view[0] + np.sin(angs) * view[1] > 0):
-                        continue
-                    lo = np.stack([s.center[0] + CHIP_DIAMETER_MM / 2 * np.cos(angs), s.center[1] + CHIP_DIAMETER_MM / 2 * np.sin(angs)], 1)
-                    z0, z1 = -i * CHIP_THICKNESS_MM, -(i + 1) * CHIP_THICKNESS_MM
-                    band = self.camera.project(np.vstack([np.column_stack([lo, np.full(4, z0)]),
-                                                          np.column_stack([lo[::-1], np.full(4, z1)])]))
-                    cv2.fillPoly(roi, [to_i(band)], spot, cv2.LINE_AA, 4)
-                # the seam between two chips, a thin dark line along the front of the rim
-                front = rims[i][facing]
-                if len(front) > 1 and i > 0:
-                    order = np.argsort(front[:, 0])
-                    cv2.polylines(roi, [to_i(front[order])], False, tuple(int(c * 0.55) for c in body), 1, cv2.LINE_AA, 4)
-            cv2.fillPoly(side_layer, [to_i(poly)], 255, cv2.LINE_8, 4)
+            pi = to_i(poly)
+            cv2.fillPoly(roi, [pi], body, cv2.LINE_AA, 4)
+            cv2.fillPoly(side_layer, [pi], 255, cv2.LINE_8, 4)
+            if tall:
+                vis = [bands_i[i, j] for j in range(bands_i.shape[1]) if front[i, j]]
+                if vis:
+                    cv2.fillPoly(roi, vis, spot, cv2.LINE_AA, 4)
+                if i > 0:
+                    # the seam between two chips, a thin dark line along the front of the rim
+                    seam = rims[i][facing]
+                    seam = seam[np.argsort(seam[:, 0])]
+                    cv2.polylines(roi, [to_i(seam)], False, tuple(int(c * 0.55) for c in body), 1, cv2.LINE_AA, 4)
         # round shading of the side: brightest where the side faces the camera head on
         top = rims[-1]
         cx = float(top[:, 0].mean() - x0)
@@ -578,7 +628,8 @@ class Renderer:
                 self._draw_hand(img, px, hand.skin_rgb)
 
         img = finish(img, fx, rng, self.gain, self.planes)
-        return RenderResult(img, *self._truth(state, order, quads, index_quads, stacks, geo, hand_polys), self.camera)
+        cards, chips = self._truth(state, order, quads, index_quads, stacks, geo, hand_polys)
+        return RenderResult(img, cards, chips, self.camera, hand_polys)
 
     def _truth(self, state, order, quads, index_quads, stack_order, geo, hand_polys):
         W, Hh = self.W, self.Hgt
@@ -590,18 +641,17 @@ class Renderer:
             later = [(quads[k], _bbox(quads[k])) for k in order[rank_pos + 1 :]]
             occ = later + list(chip_occ.values()) + hands
             vis, box = visible_part(quads[i], occ, W, Hh, grid=40)
-            boxes = []
+            boxes, fracs = [], []
             if c.face_up:
                 for iq in index_quads[i]:
                     f, b = visible_part(iq, occ, W, Hh, grid=24)
+                    fracs.append(f)
                     if f >= 0.5 and b is not None:
                         boxes.append(b)
-            zone = c.zone
-            if zone is None:
-                z = self.layout.zone_at(c.center)
-                zone = z.name if z else None
+            zone = c.zone if c.zone is not None else self.zone_of(c.center)
             ident = str(parse_card(c.card))
-            cards_out[i] = CardTruth(ident if c.face_up else BACK, ident, quads[i], c.face_up, boxes, zone, vis, box)
+            cards_out[i] = CardTruth(ident if c.face_up else BACK, ident, quads[i], c.face_up, boxes, zone, vis, box,
+                                     index_quads.get(i, []), fracs, rank_pos)
         chips_out: list[ChipTruth] = []
         pos = {j: p for p, j in enumerate(stack_order)}
         for j, s in enumerate(state.chips):
@@ -611,11 +661,9 @@ class Renderer:
             x1, y1, x2, y2 = _bbox(hull)
             box = (max(0.0, x1), max(0.0, y1), min(float(W), x2), min(float(Hh), y2))
             box = box if box[0] < box[2] and box[1] < box[3] else None
-            zone = s.zone
-            if zone is None:
-                z = self.layout.zone_at(s.center)
-                zone = z.name if z else None
-            chips_out.append(ChipTruth(box, [(l.denomination, l.count) for l in s.layers], zone, s.count, s.value, vis))
+            zone = s.zone if s.zone is not None else self.zone_of(s.center)
+            chips_out.append(ChipTruth(box, [(layer.denomination, layer.count) for layer in s.layers], zone, s.count,
+                                       s.value, vis, hull, pos[j]))
         return cards_out, chips_out
 
 

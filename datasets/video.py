@@ -71,12 +71,16 @@ class H264Writer:
                           "x264-params": "colormatrix=smpte170m:colorprim=smpte170m:transfer=smpte170m:range=tv"}
         self._stream = stream
         self._closed = False
+        self._last_bgr: np.ndarray | None = None
+        self._last_yuv: np.ndarray | None = None
 
     def write(self, bgr: np.ndarray) -> None:
         """Append one frame: (height, width, 3) uint8 BGR."""
         if bgr.shape != (self.height, self.width, 3) or bgr.dtype != np.uint8:
             raise ValueError(f"frame must be ({self.height}, {self.width}, 3) uint8, got {bgr.shape} {bgr.dtype}")
-        frame = av.VideoFrame.from_ndarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
+        if bgr is not self._last_bgr:  # a repeated frame (a still table) is converted once
+            self._last_bgr, self._last_yuv = bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420)
+        frame = av.VideoFrame.from_ndarray(self._last_yuv, format="yuv420p")
         frame.pts = self.frames
         self.frames += 1
         for packet in self._stream.encode(frame):

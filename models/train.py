@@ -62,8 +62,11 @@ def offline_ultralytics(threads: int | None = None) -> None:
     from ultralytics.utils import SETTINGS, torch_utils
 
     torch_utils.NUM_THREADS = n  # ultralytics' default is cores - 1: one thread on a 2-core machine
-    SETTINGS.update({"sync": False, "tensorboard": False, "wandb": False, "mlflow": False, "comet": False,
-                     "clearml": False, "dvc": False, "neptune": False, "raytune": False, "hub": False})
+    off = {k: False for k in ("sync", "tensorboard", "wandb", "mlflow", "comet", "clearml", "dvc", "neptune",
+                              "raytune", "hub") if k in SETTINGS}
+    off.update({"datasets_dir": str(CACHE / "datasets"), "weights_dir": str(CACHE / "ultralytics" / "weights"),
+                "runs_dir": str(CACHE / "train"), "vscode_msg": False, "openvino_msg": False})
+    SETTINGS.update({k: v for k, v in off.items() if k in SETTINGS})
 
 
 # --- stage 2: the corner-index classifier ------------------------------------------------------------
@@ -412,3 +415,41 @@ def export_reader(net, path: Path, temperature: float, threshold: float) -> Path
     onnx.save(model, str(tmp))
     os.replace(tmp, path)
     return path
+
+
+# --- stage 1: the ultralytics detector -----------------------------------------------------------------
+
+
+STAGE1_AUGMENT = dict(fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=5, hsv_h=0.005, hsv_s=0.5, hsv_v=0.4,
+                      degrees=0.0, perspective=0.0, translate=0.1, scale=0.3, shear=0.0, mixup=0.0, copy_paste=0.0)
+"""Augmentation: flips off (mirrored glyphs exist on no card), rotation/perspective rendered with exact boxes instead,
+small hue shift so suit colour survives (synthetic-to-real note 4)."""
+
+
+def train_detector(data: Path, model: str = "yolo11n.yaml", epochs: int = 40, imgsz: int = 320, batch: int = 16,
+                   seed: int = 0, project: Path = CACHE / "train", name: str = "stage1", fraction: float = 1.0,
+                   plots: bool = False, resume: bool = False, threads: int | None = None) -> Path:
+    """Train stage 1 from a yaml (no pretrained weights), on the CPU, checkpointing every epoch (``last.pt``).
+
+    Returns:
+        Path of ``best.pt``.
+
+    Raises:
+        ValueError: ``model`` is a ``.pt`` name (it would download weights).
+    """
+    if not str(model).endswith(".yaml") and not resume:
+        raise ValueError(f"{model}: train from an architecture yaml; a .pt name downloads weights")
+    offline_ultralytics(threads)
+    from ultralytics import YOLO
+
+    project = Path(project).resolve()
+    if resume:
+        yolo = YOLO(str(project / name / "weights" / "last.pt"))
+        yolo.train(resume=True)
+    else:
+        yolo = YOLO(model)
+        yolo.train(data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=0,
+                   seed=seed, deterministic=True, pretrained=False, project=str(project), name=name, exist_ok=True,
+                   plots=plots, amp=False, fraction=fraction, patience=1000, val=True, cache=False, verbose=False,
+                   **STAGE1_AUGMENT)
+    return project / name / "weights" / "best.pt"

@@ -9,6 +9,7 @@ from rules.cards import Card
 from rules.hands import hand_total, is_blackjack
 from rules.profile import TableProfile
 from rules.results import WagerResult
+from rules.violations import Violation
 
 
 def settle_main_wager(profile: TableProfile, first_two: Sequence[Card], hits: Sequence[Card],
@@ -54,3 +55,19 @@ def settle_main_wager(profile: TableProfile, first_two: Sequence[Card], hits: Se
     if player_total.total < dealer_total.total:
         return WagerResult("lose", payout=0)
     return WagerResult("push", payout=0)
+
+
+def main_wager_violations(profile: TableProfile, wager: Fraction | int, seat: int | None) -> list[Violation]:
+    """The main wager within the table's posted minimum and maximum (posted under 13:69F-8.3)."""
+    out: list[Violation] = []
+    if profile.main_min is not None and wager < profile.main_min:
+        out.append(Violation("wager", "13:69F-8.3", f"main wager ${_fmt(wager)} is below the posted minimum "
+                                                    f"${_fmt(profile.main_min)}", seat, "main"))
+    if profile.main_max is not None and wager > profile.main_max:
+        out.append(Violation("wager", "13:69F-8.3", f"main wager ${_fmt(wager)} exceeds the posted maximum "
+                                                    f"${_fmt(profile.main_max)}", seat, "main"))
+    return out
+
+
+def _fmt(amount: Fraction | int) -> str:
+    return str(int(amount)) if Fraction(amount).denominator == 1 else f"{float(amount):.2f}"

@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 
 from rules.bonus import blackjack_bonus_payout, bonus_wager_violations
 from rules.cards import Card
-from rules.main_wager import settle_main_wager
+from rules.main_wager import main_wager_violations, settle_main_wager
 from rules.match_the_dealer import match_the_dealer_payout, mtd_wager_violations
 from rules.money import to_money
 from rules.profile import TableProfile
@@ -181,6 +181,9 @@ def settle_round(profile: TableProfile, dealer_up: Card, seats: Sequence[SeatHan
 
         main: WagerResult = NO_WAGER
         if main_wager:
+            limits = main_wager_violations(profile, main_wager, hand.seat)
+            violations += limits
+            round_void = round_void or bool(limits)
             main = VOID if round_void else settle_main_wager(profile, hand.cards, hand.hits, dealer_hand,
                                                              main_wager, dealer_complete)
         settled.append(SeatSettlement(seat=hand.seat, main=main, mtd=mtd, bonus=bonus))

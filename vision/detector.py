@@ -66,14 +66,14 @@ def tile_crops(width: int, height: int, tile: int) -> list[Crop]:
     return crops
 
 
-def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.2, margin_mm: float = 30.0,
+def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.0, margin_mm: float = 30.0,
                image_size: tuple[int, int] | None = None) -> list[Crop]:
     """Rectified crops of each seat (all its zones) and of the dealer's cards.
 
     Args:
         layout: a :class:`calibration.layout.Layout`.
         homography: (3, 3) layout mm -> image pixels.
-        px_per_mm: crop resolution; 1.2 puts a 20 mm corner index at ~24 px.
+        px_per_mm: crop resolution; 1.0 puts a 13-20 mm corner index at 13-20 px.
         margin_mm: felt kept around the zones (cards and chips overhang them).
         image_size: (w, h) of the frame, used to drop crops entirely outside it.
 
@@ -93,6 +93,8 @@ def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.2, margin_mm
         pts = np.array([p for z in zones for p in z.polygon], np.float32)
         (cx, cy), (w, h), ang = cv2.minAreaRect(pts)
         w, h = w + 2 * margin_mm, h + 2 * margin_mm
+        if h > w:  # landscape crops only, so one batch shape fits all of them
+            w, h, ang = h, w, ang + 90.0
         a = math.radians(ang)
         ux, uy = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
         c = np.array([cx, cy])
@@ -358,7 +360,7 @@ class FrameReader:
     """
 
     def __init__(self, stage1: str | Path = DEFAULT_STAGE1, reader: str | Path | None = None,
-                 threads: int | None = None, tile: int = 640, px_per_mm: float = 1.2,
+                 threads: int | None = None, tile: int = 640, px_per_mm: float = 1.0,
                  conf: float = 0.25, threshold: float | None = None) -> None:
         from vision.card_reader import DEFAULT_READER, CardReader
 

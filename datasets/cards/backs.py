@@ -37,13 +37,22 @@ BACK_DESIGNS: tuple[BackDesign, ...] = (
 )
 
 
-def list_back_designs() -> list[str]:
-    """Names of every card back."""
-    return [b.name for b in BACK_DESIGNS]
+def list_back_designs(include_svg: bool = True) -> list[str]:
+    """Names of every card back: the procedural ones, then SVG backs from ``../shared/data`` where present."""
+    names = [b.name for b in BACK_DESIGNS]
+    if include_svg:
+        from datasets.cards.svg_decks import available_svg_backs
+
+        names += available_svg_backs()
+    return names
 
 
 @functools.lru_cache(maxsize=64)
 def _back_full(name: str) -> np.ndarray:
+    if name.startswith("back-svg-"):
+        from datasets.cards.svg_decks import svg_back
+
+        return svg_back(name)
     design = next((b for b in BACK_DESIGNS if b.name == name), None)
     if design is None:
         raise ValueError(f"unknown card back {name!r}; known: {', '.join(list_back_designs())}")

@@ -86,12 +86,14 @@ class Deck:
         tex = self._faces.get(key)
         if tex is None:
             if level == MIP_LEVELS[0]:
-                bgr = self._draw_face(card)
+                drawn = self._draw_face(card)
                 w, h = texture_size(MIP_LEVELS[0])
-                if bgr.shape[:2] != (h, w):
-                    bgr = cv2.resize(bgr, (w, h), interpolation=cv2.INTER_AREA)
-                alpha = rounded_alpha(h, w, self.corner_radius_mm * MIP_LEVELS[0])
-                tex = np.dstack([bgr, alpha])
+                if drawn.shape[:2] != (h, w):
+                    drawn = cv2.resize(drawn, (w, h), interpolation=cv2.INTER_AREA)
+                if drawn.shape[2] == 4:
+                    tex = np.ascontiguousarray(drawn)  # the art brings its own outline
+                else:
+                    tex = np.dstack([drawn, rounded_alpha(h, w, self.corner_radius_mm * MIP_LEVELS[0])])
             else:
                 w, h = texture_size(level)
                 tex = cv2.resize(self.face(card, MIP_LEVELS[0]), (w, h), interpolation=cv2.INTER_AREA)

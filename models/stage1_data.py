@@ -1,0 +1,214 @@
+"""Stage-1 training data: rendered frames cut into 3-class crops (index, BACK, chip).
+
+Input: folders written by ``pitwatch synth images`` (``images/``, ``scenes/*.json``).
+Each frame gives ``per_image`` square crops of ``imgsz`` pixels, each at a random
+scale chosen so that corner indices measure ~10-60 px in the crop (log-uniform):
+the sizes the runtime's zone crops (1.2 px/mm) and tiles produce.  Crops are
+centred near a random card or chip stack (sometimes anywhere).  Labels:
+
+* ``0 index``: every visible corner index of a face-up card (the scene's ``index_boxes``);
+* ``1 BACK``: the visible part (``box``) of each face-down card;
+* ``2 chip``: each chip stack's silhouette box.
+
+Boxes cut by the crop's edge keep their inside part when at least 60 % of the box
+remains (else dropped, so a half index never teaches the wrong shape).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+NAMES = {0: "index", 1: "BACK", 2: "chip"}
+
+
+def _objects(scene: dict) -> list[tuple[int, list[float]]]:
+    objs = []
+    for c in scene.get("cards", []):
+        if c.get("face_up", True) and c.get("label") != "BACK":
+            for b in c.get("index_boxes", []):
+                objs.append((0, [float(v) for v in b]))
+        else:
+            box = c.get("box")
+            if box is None and c.get("quad"):
+                q = np.array(c["quad"], float)
+                box = [*q.min(0), *q.max(0)]
+            if box is not None:
+                objs.append((1, [float(v) for v in box]))
+    for ch in scene.get("chips", []):
+        if ch.get("box") is not None:
+            objs.append((2, [float(v) for v in ch["box"]]))
+    return objs
+
+
+def crop_labels(objs, x0: float, y0: float, side: float, out: int, keep: float = 0.6) -> list[str]:
+    """YOLO label lines of the objects inside the square (x0, y0, side) resized to ``out`` px."""
+    lines = []
+    for cls, (x1, y1, x2, y2) in objs:
+        area = max(1e-6, (x2 - x1) * (y2 - y1))
+        cx1, cy1 = max(x1, x0), max(y1, y0)
+        cx2, cy2 = min(x2, x0 + side), min(y2, y0 + side)
+        if cx2 <= cx1 or cy2 <= cy1 or (cx2 - cx1) * (cy2 - cy1) / area < keep:
+            continue
+        cx, cy = ((cx1 + cx2) / 2 - x0) / side, ((cy1 + cy2) / 2 - y0) / side
+        w, h = (cx2 - cx1) / side, (cy2 - cy1) / side
+        if w * out < 2 or h * out < 2:
+            continue
+        lines.append(f"{cls} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
+    return lines
+
+
+def prepare(synth_dirs: list[Path], out: Path, imgsz: int = 320, per_image: int = 4, val_fraction: float = 0.1,
+            seed: int = 0, index_px: tuple[float, float] = (10.0, 60.0)) -> dict:
+    """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml`` (absolute paths) from rendered frames.
+
+    Returns:
+        Counts: frames read, crops and boxes per class written.
+    """
+    rng = np.random.default_rng(seed)
+    frames = []
+    for d in synth_dirs:
+        for sp in sorted((Path(d) / "scenes").glob("*.json")):
+            ims = [p for p in (Path(d) / "images").glob(sp.stem + ".*")]
+            if ims:
+                frames.append((ims[0], sp))
+    if not frames:
+        raise ValueError(f"no rendered frames (images/ + scenes/) under {', '.join(map(str, synth_dirs))}")
+    order = rng.permutation(len(frames))
+    n_val = max(1, int(round(len(frames) * val_fraction)))
+    stats = {"frames": len(frames), "crops": 0, "boxes": {v: 0 for v in NAMES.values()}}
+    for split in ("train", "val"):
+        for sub in ("images", "labels"):
+            (out / split / sub).mkdir(parents=True, exist_ok=True)
+    for k, fi in enumerate(order):
+        split = "val" if k < n_val else "train"
+        img_path, scene_path = frames[fi]
+        image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        scene = json.loads(scene_path.read_text())
+        objs = _objects(scene)
+        H, W = image.shape[:2]
+        heights = [b[3] - b[1] for c, b in objs if c == 0]
+        ref_h = float(np.median(heights)) if heights else 28.0
+        for j in range(per_image):
+            target = math.exp(rng.uniform(math.log(index_px[0]), math.log(index_px[1])))
+            s = target / ref_h  # crop px per frame px
+            side = imgsz / s
+            if side > max(W, H):
+                side = float(max(W, H))
+                s = imgsz / side
+            if objs and rng.random() < 0.85:
+                _, b = objs[rng.integers(len(objs))]
+                cx = (b[0] + b[2]) / 2 + rng.uniform(-0.4, 0.4) * side
+                cy = (b[1] + b[3]) / 2 + rng.uniform(-0.4, 0.4) * side
+            else:
+                cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+            x0 = float(np.clip(cx - side / 2, 0, max(0, W - side)))
+            y0 = float(np.clip(cy - side / 2, 0, max(0, H - side)))
+            M = np.array([[s, 0, -s * x0], [0, s, -s * y0]], np.float32)
+            crop = cv2.warpAffine(image, M, (imgsz, imgsz), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
+            lines = crop_labels(objs, x0, y0, side, imgsz)
+            stem = f"{img_path.parent.parent.name}_{img_path.stem}_{j}"
+            cv2.imwrite(str(out / split / "images" / f"{stem}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            (out / split / "labels" / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            stats["crops"] += 1
+            for ln in lines:
+                stats["boxes"][NAMES[int(ln.split()[0])]] += 1
+    data_yaml = out / "data.yaml"
+    tmp = out / ".data.yaml.tmp"
+    tmp.write_text(f"path: {out.resolve()}\ntrain: {(out / 'train' / 'images').resolve()}\n"
+                   f"val: {(out / 'val' / 'images').resolve()}\nnames:\n  0: index\n  1: BACK\n  2: chip\n")
+    os.replace(tmp, data_yaml)
+    stats["data"] = str(data_yaml)
+    return stats
+
+
+def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920, height: int = 1080):
+    """A random training frame through :func:`datasets.render.render_frame` (structured domain randomisation).
+
+    Cards: 0-5 per seat and dealer zone, fanned and overlapping like dealt hands, some face down, at any
+    rotation; chips: stacks of 1-12 in the betting spots and loose on the felt; sometimes a hand; camera
+    tilt 0-40 degrees, 1.0-2.2 px/mm; surfaces felt/wood/white/cloth; random deck design, back and effects.
+
+    Returns:
+        RenderResult of the frame.
+    """
+    from calibration.camera import PinholeCamera
+    from calibration.layout import builtin_layout
+    from datasets.cards import list_back_designs
+    from datasets.effects import Effects
+    from datasets.render import SURFACES, Style, render_frame
+    from datasets.scene import ChipLayer, ChipStack, HandOccluder, PlacedCard, TableState
+    from datasets.timeline import hand_polygon
+    from rules.cards import CARD_LABELS
+    from vision.chips import default_chip_set
+
+    layout = builtin_layout(str(rng.choice(["blackjack-7-mtd-bonus", "spanish21-6-mtd", "switch-hands-7"])))
+    cover = float(rng.uniform(800, 1900))
+    target = (float(rng.uniform(600, 1300)), float(rng.uniform(350, 650)))
+    camera = PinholeCamera.looking_at(target=target, tilt_deg=float(rng.uniform(0, 40)),
+                                      yaw_deg=float(rng.uniform(-20, 20)), width=width, height=height, cover_mm=cover,
+                                      roll_deg=float(rng.normal(0, 4)))
+    shoe = list(rng.permutation(CARD_LABELS * 2))
+    denoms = [c.denomination for c in default_chip_set()]
+    cards, chips, hands = [], [], []
+    layer = 0
+    for z in layout.zones:
+        if z.kind in ("cards", "dealer_cards") and rng.random() < 0.8:
+            cx, cy = z.centroid
+            base = float(rng.uniform(-180, 180)) if rng.random() < 0.3 else float(rng.uniform(-30, 30))
+            step = np.array([rng.uniform(8, 30), rng.uniform(-5, 20)])
+            for k in range(int(rng.integers(1, 6))):
+                face_up = rng.random() > 0.12
+                c = np.array([cx, cy]) + step * k + rng.normal(0, 3, 2) - step
+                cards.append(PlacedCard(card=str(shoe.pop()), face_up=face_up, center=(float(c[0]), float(c[1])),
+                                        angle_deg=base + float(rng.normal(0, 8)), layer=layer, zone=z.name))
+                layer += 1
+        elif z.kind in ("main", "mtd", "bonus", "payout") and rng.random() < 0.55:
+            n_layers = 1 if rng.random() < 0.7 else int(rng.integers(2, 4))
+            layers = tuple(ChipLayer(int(rng.choice(denoms)), int(rng.integers(1, 6))) for _ in range(n_layers))
+            centre = z.circle.center if z.circle is not None else z.centroid
+            chips.append(ChipStack(center=(centre[0] + rng.normal(0, 4), centre[1] + rng.normal(0, 4)),
+                                   layers=layers, zone=z.name))
+    for _ in range(int(rng.integers(0, 4))):  # loose cards anywhere (off-layout views, discards)
+        p = (float(rng.uniform(400, 1500)), float(rng.uniform(150, 900)))
+        cards.append(PlacedCard(card=str(shoe.pop()), face_up=rng.random() > 0.2, center=p,
+                                angle_deg=float(rng.uniform(-180, 180)), layer=layer))
+        layer += 1
+    if cards and rng.random() < 0.25:
+        c = cards[int(rng.integers(len(cards)))].center
+        palm = (c[0] + float(rng.normal(0, 40)), c[1] - float(rng.uniform(40, 90)))
+        hands.append(HandOccluder(polygon=tuple(map(tuple, hand_polygon(palm, (c[0], c[1] - 300)))),
+                                  skin_rgb=tuple(int(v) for v in rng.integers(90, 230, 3))))
+    surface = str(rng.choice(SURFACES, p=[0.55, 0.15, 0.2, 0.1]))
+    style = Style(deck=str(rng.choice(designs)), back=str(rng.choice(list_back_designs())), surface=surface,
+                  effects=Effects.random(rng))
+    state = TableState(cards=tuple(cards), chips=tuple(chips), hands=tuple(hands))
+    return render_frame(layout, state, camera, style, rng=int(rng.integers(1 << 31)))
+
+
+def render_set(out: Path, count: int, seed: int, held_out: str = "proc-caladea-std", log=print) -> Path:
+    """Render ``count`` frames into ``out/images`` + ``out/scenes`` (the ``synth images`` layout), no held-out deck."""
+    from models.train import design_names
+
+    designs = [d for d in design_names() if d != held_out]
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "scenes").mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        stem = f"{seed}_{k:05d}"
+        if (out / "scenes" / f"{stem}.json").exists():
+            rng = np.random.default_rng([seed, k + 1])
+            continue
+        res = random_scene(rng, designs)
+        cv2.imwrite(str(out / "images" / f"{stem}.jpg"), res.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        (out / "scenes" / f"{stem}.json").write_text(json.dumps(res.to_json()))
+        rng = np.random.default_rng([seed, k + 1])
+        if k % 25 == 0:
+            log(f"rendered {k + 1}/{count}")
+    return out

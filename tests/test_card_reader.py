@@ -1,0 +1,143 @@
+"""Stage 2 (corner-index reader), grouping of corners into physical cards, and chip-stack reading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rules.cards import CARD_LABELS, UNREADABLE
+from vision.card_reader import CROP_SIZE, DEFAULT_READER, index_crop, softmax
+from vision.chips import ChipColour, classify_colour, read_stack
+from vision.detections import Detections
+from vision.grouping import group_cards
+
+needs_reader = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="committed models/card_reader.onnx absent")
+
+
+def one_hot(label: str, p: float = 0.97) -> np.ndarray:
+    v = np.full(52, (1 - p) / 51, np.float32)
+    v[CARD_LABELS.index(label)] = p
+    return v
+
+
+def corners(boxes, probs, zone=None) -> Detections:
+    d = Detections(xyxy=np.array(boxes, np.float32), class_id=np.zeros(len(boxes)), score=np.ones(len(boxes)),
+                   zone=[zone] * len(boxes))
+    d.data["probs"] = np.array(list(probs) + [None], dtype=object)[:-1]
+    return d
+
+
+def test_the_crop_is_square_and_centred_on_the_index():
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[90:110, 95:105] = 255  # a 10 x 20 px white index
+    crop = index_crop(image, [95, 90, 105, 110])
+    assert crop.shape == (CROP_SIZE, CROP_SIZE, 3)
+    centre = crop[CROP_SIZE // 2 - 2:CROP_SIZE // 2 + 2, CROP_SIZE // 2 - 2:CROP_SIZE // 2 + 2]
+    assert (centre == 255).all()
+    assert crop[0, 0].max() == 0  # the margin shows the surroundings, not the index
+
+
+def test_a_crop_at_the_frame_edge_does_not_fail():
+    image = np.full((50, 50, 3), 7, np.uint8)
+    assert index_crop(image, [-10, -10, 5, 20]).shape == (CROP_SIZE, CROP_SIZE, 3)
+
+
+def test_two_corners_of_one_card_are_listed_once():
+    # top-left and bottom-right index of a 7H about 4 index heights apart
+    d = corners([[100, 100, 110, 120], [150, 170, 160, 190]], [one_hot("7H"), one_hot("7H")])
+    cards = group_cards(d)
+    assert [c.label for c in cards] == ["7H"]
+    assert d.group.tolist() == [0, 0]
+    assert cards[0].box.tolist() == [100, 100, 160, 190]
+
+
+def test_two_different_cards_side_by_side_stay_two():
+    d = corners([[100, 100, 110, 120], [130, 100, 140, 120]], [one_hot("7H"), one_hot("8S")])
+    assert sorted(c.label for c in group_cards(d)) == ["7H", "8S"]
+
+
+def test_same_card_far_apart_is_two_cards():
+    d = corners([[100, 100, 110, 120], [600, 100, 610, 120]], [one_hot("KD"), one_hot("KD")])
+    assert [c.label for c in group_cards(d)] == ["KD", "KD"]
+
+
+def test_a_doubtful_corner_is_unreadable_not_a_guess():
+    p = np.full(52, 1 / 52, np.float32)
+    p[CARD_LABELS.index("QS")] += 0.1
+    cards = group_cards(corners([[0, 0, 10, 20]], [p / p.sum()]), threshold=0.5)
+    assert [c.label for c in cards] == [UNREADABLE]
+
+
+def test_a_read_corner_lends_its_reading_to_a_doubtful_partner():
+    weak = np.full(52, 0.3 / 51, np.float32)
+    weak[CARD_LABELS.index("9C")] = 0.45  # alone this corner is unreadable
+    d = corners([[100, 100, 110, 120], [150, 170, 160, 190]], [one_hot("9C"), weak / weak.sum()])
+    assert [c.label for c in group_cards(d)] == ["9C"]
+
+
+def test_a_face_down_card_is_a_back():
+    d = Detections(xyxy=[[0, 0, 60, 90]], class_id=[1], score=[0.9])
+    assert [c.label for c in group_cards(d)] == ["BACK"]
+
+
+def test_softmax_rows_sum_to_one():
+    p = softmax(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]))
+    assert np.allclose(p.sum(1), 1) and p[1].tolist() == pytest.approx([1 / 3] * 3)
+
+
+CHIPS = [ChipColour(1, (236, 234, 228)), ChipColour(5, (196, 30, 36)), ChipColour(25, (24, 130, 64))]
+
+
+def test_chip_colour_reads_the_nearest_denomination():
+    assert classify_colour(np.array([190, 40, 40]), CHIPS)[0] == 5
+    assert classify_colour(np.array([30, 125, 70]), CHIPS)[0] == 25
+
+
+def test_a_colour_far_from_every_chip_is_no_denomination():
+    assert classify_colour(np.array([30, 40, 200]), CHIPS)[0] is None
+
+
+def test_straight_overhead_a_stack_is_not_counted():
+    from calibration.camera import PinholeCamera
+
+    cam = PinholeCamera.looking_at(target=(500, 500), tilt_deg=0, yaw_deg=0, width=640, height=480, cover_mm=1500)
+    image = np.zeros((480, 640, 3), np.uint8)
+    image[230:250, 310:330] = (36, 30, 196)  # BGR red
+    r = read_stack(image, np.array([310, 230, 330, 250], np.float32), CHIPS, cam, (500, 500))
+    assert r.count is None and r.value is None and "per chip" in r.note
+
+
+def test_without_a_camera_pose_the_count_is_null_with_a_note():
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[40:60, 40:60] = (64, 130, 24)
+    r = read_stack(image, np.array([40, 40, 60, 60], np.float32), CHIPS)
+    assert r.count is None and r.note
+    assert r.layers == [{"denomination": 25, "count": None}]
+
+
+@needs_reader
+def test_the_committed_reader_loads_with_its_calibration():
+    from vision.card_reader import CardReader
+
+    reader = CardReader()
+    assert reader.temperature > 0 and 0 < reader.threshold < 1
+    labels, score, p = reader.read(np.full((100, 100, 3), 128, np.uint8), np.array([[40, 35, 60, 65]]))
+    assert p.shape == (1, 52) and np.isclose(p.sum(), 1, atol=1e-4)
+    assert labels[0] in CARD_LABELS or labels[0] == UNREADABLE
+
+
+@needs_reader
+def test_the_reader_reads_a_rendered_index():
+    pytest.importorskip("datasets.cards", reason="renderer absent")
+    from datasets.cards import get_deck
+
+    from vision.card_reader import CardReader
+
+    deck = get_deck("proc-duplex-std")
+    face = np.ascontiguousarray(deck.face("QH", 2.0)[..., :3])
+    ppm = face.shape[1] / 63.5
+    x1, y1, x2, y2 = [v * ppm for v in deck.index_boxes("QH").top_left]
+    labels, score, _ = CardReader().read(face, np.array([[x1, y1, x2, y2]]))
+    assert labels[0] == "QH", (labels, score)

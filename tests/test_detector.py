@@ -1,0 +1,156 @@
+"""Stage-1 inference path: pre-processing, decoding, crops, bad input, the `pitwatch detect` command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from api.errors import BadInput
+from vision.detections import Detections
+from vision.detector import DEFAULT_STAGE1, tile_crops, zone_crops
+from vision.onnx_runtime import ModelFileError, decode_yolo, letterbox, open_session
+
+REPO = Path(__file__).resolve().parents[1]
+PITWATCH = [sys.executable, "-c", "from api.cli import main; main()"]
+MODELS_PRESENT = DEFAULT_STAGE1.is_file() and (REPO / "models" / "card_reader.onnx").is_file()
+needs_models = pytest.mark.skipif(not MODELS_PRESENT, reason="committed models/stage1.onnx and card_reader.onnx absent")
+
+
+def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([*PITWATCH, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_letterbox_keeps_aspect_and_centres_the_image_on_grey():
+    image = np.full((100, 200, 3), 255, np.uint8)
+    out, lb = letterbox(image, (320, 320))
+    assert out.shape == (320, 320, 3)
+    assert lb.ratio == pytest.approx(1.6)
+    assert lb.pad == (0, 80)
+    assert (out[:80] == 114).all() and (out[80:240] == 255).all() and (out[240:] == 114).all()
+
+
+def test_letterbox_boxes_map_back_to_image_pixels():
+    _, lb = letterbox(np.zeros((100, 200, 3), np.uint8), (320, 320))
+    box_in_input = np.array([[16, 96, 48, 128]], np.float32)  # image (10, 10)-(30, 30)
+    assert lb.to_image(box_in_input).tolist() == [[10, 10, 30, 30]]
+
+
+def test_letterbox_matches_ultralytics_bit_for_bit():
+    pytest.importorskip("ultralytics", reason="ultralytics (train extra) not installed")
+    from ultralytics.data.augment import LetterBox
+
+    rng = np.random.default_rng(0)
+    for h, w in ((1080, 1920), (480, 640), (333, 517)):
+        image = rng.integers(0, 255, (h, w, 3), dtype=np.uint8)
+        ours, _ = letterbox(image, (320, 320))
+        theirs = LetterBox(new_shape=(320, 320), auto=False, stride=32)(image=image)
+        assert np.array_equal(ours, theirs)
+
+
+def test_decode_keeps_confident_boxes_and_suppresses_duplicates():
+    out = np.zeros((1, 7, 3), np.float32)
+    out[0, :4, 0] = [50, 50, 20, 40]  # cx cy w h
+    out[0, :4, 1] = [51, 50, 20, 40]  # duplicate of the first, lower score
+    out[0, :4, 2] = [200, 200, 10, 10]
+    out[0, 4, 0], out[0, 4, 1], out[0, 6, 2] = 0.9, 0.8, 0.1  # third box below the threshold
+    (xyxy, score, cls), = decode_yolo(out, conf=0.25, iou=0.5)
+    assert xyxy.tolist() == [[40, 30, 60, 70]]
+    assert score.tolist() == pytest.approx([0.9]) and cls.tolist() == [0]
+
+
+def test_decode_of_nothing_is_empty():
+    (xyxy, score, cls), = decode_yolo(np.zeros((1, 7, 10), np.float32))
+    assert xyxy.shape == (0, 4) and len(score) == 0 and len(cls) == 0
+
+
+def test_tiles_cover_a_1080p_frame_with_overlap():
+    tiles = tile_crops(1920, 1080, 640)
+    assert len(tiles) == 3 * 2
+    xs = sorted({-t.M[0, 2] for t in tiles})
+    ys = sorted({-t.M[1, 2] for t in tiles})
+    assert xs == [0, 640, 1280] and ys == [0, 440]
+
+
+def test_a_small_photo_is_one_tile():
+    assert len(tile_crops(640, 640, 640)) == 1
+
+
+def test_zone_crops_rectify_each_seat_and_the_dealer():
+    from calibration.camera import PinholeCamera
+    from calibration.layout import builtin_layout
+
+    layout = builtin_layout("blackjack-7-mtd-bonus")
+    cam = PinholeCamera.looking_at(target=(950, 520), tilt_deg=20, yaw_deg=0, cover_mm=1900)
+    crops = zone_crops(layout, cam.homography(), px_per_mm=1.0, image_size=(1920, 1080))
+    names = {c.name for c in crops}
+    assert {"dealer", "seat1", "seat7"} <= names
+    seat3 = next(c for c in crops if c.name == "seat3")
+    assert {n for n, _ in seat3.zones} >= {"seat3.cards", "seat3.mtd", "seat3.main"}
+
+
+def test_detections_select_and_merge_keep_columns_aligned():
+    a = Detections(xyxy=[[0, 0, 1, 2], [5, 5, 6, 8]], class_id=[0, 2], score=[0.5, 0.9], data={"note": ["x", "y"]})
+    b = Detections(xyxy=[[1, 1, 2, 2]], class_id=[1], score=[0.7])
+    m = Detections.merge([a, b])
+    assert len(m) == 3 and m.label.tolist() == ["index", "chip", "BACK"]
+    assert m.column("note").tolist() == ["x", "y", None]
+    assert m.of_class(2).score.tolist() == pytest.approx([0.9])
+
+
+def test_a_missing_model_file_is_bad_input(tmp_path):
+    with pytest.raises(BadInput, match="not found"):
+        open_session(tmp_path / "nope.onnx")
+
+
+def test_a_corrupt_model_file_is_bad_input(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"this is not a protobuf" * 10)
+    with pytest.raises(ModelFileError, match="not a usable ONNX model"):
+        open_session(bad)
+
+
+def test_detect_exits_2_for_a_corrupt_model(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x00garbage")
+    img = tmp_path / "a.png"
+    cv2.imwrite(str(img), np.zeros((32, 32, 3), np.uint8))
+    r = run_cli("detect", str(img), "--stage1", str(bad))
+    assert r.returncode == 2, r.stderr
+    assert "bad.onnx" in r.stderr and "Traceback" not in r.stderr
+
+
+@needs_models
+def test_detect_exits_2_for_an_unreadable_image(tmp_path):
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"not a jpeg at all")
+    r = run_cli("detect", str(junk), "--json")
+    assert r.returncode == 2
+    assert "junk.jpg" in r.stderr and "Traceback" not in r.stderr
+
+
+@needs_models
+def test_detect_exits_2_for_an_empty_file(tmp_path):
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    r = run_cli("detect", str(empty))
+    assert r.returncode == 2 and "empty.png" in r.stderr
+
+
+@needs_models
+def test_an_empty_table_gives_an_empty_result(tmp_path):
+    img = tmp_path / "felt.png"
+    felt = np.zeros((360, 640, 3), np.uint8)
+    felt[:] = (60, 110, 30)
+    cv2.imwrite(str(img), felt)
+    r = run_cli("detect", str(img), "--json", "--draw", str(tmp_path / "drawn"))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["image"] == "felt.png" and out["width"] == 640 and out["height"] == 360
+    assert out["cards"] == [] and out["chips"] == []
+    assert (tmp_path / "drawn" / "felt.jpg").is_file()

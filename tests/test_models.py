@@ -1,0 +1,155 @@
+"""The committed models load with onnxruntime; training (smoke) and PyTorch/ONNX parity where torch is installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MODELS = REPO / "models"
+HAVE_TRAIN = all(importlib.util.find_spec(m) is not None for m in ("torch", "ultralytics", "onnx"))
+needs_train = pytest.mark.skipif(not HAVE_TRAIN, reason="torch/ultralytics/onnx (the `train` extra) not installed")
+
+
+@pytest.mark.parametrize("name", ["stage1.onnx", "card_reader.onnx"])
+def test_committed_model_loads_with_onnxruntime(name):
+    path = MODELS / name
+    if not path.is_file():
+        pytest.skip(f"{path} not committed yet")
+    from vision.onnx_runtime import open_session
+
+    session = open_session(path, threads=1)
+    assert session.get_inputs()[0].name
+    assert path.stat().st_size < 20 * 2**20, "each committed model must stay under 20 MB"
+
+
+def test_committed_models_match_the_model_card():
+    card = MODELS / "MODEL_CARD.md"
+    if not card.is_file():
+        pytest.skip("models/MODEL_CARD.md not written yet")
+    from models.export import sha256
+
+    text = card.read_text()
+    for name in ("stage1.onnx", "card_reader.onnx"):
+        if (MODELS / name).is_file():
+            assert sha256(MODELS / name) in text, f"{name}: sha256 missing from MODEL_CARD.md"
+
+
+def test_runtime_modules_never_import_torch_or_ultralytics():
+    for path in (REPO / "vision").glob("*.py"):
+        if path.name == "bench.py":  # the benchmark times ultralytics' predict when it is installed, lazily
+            continue
+        src = path.read_text()
+        for bad in ("import torch", "import ultralytics", "from torch", "from ultralytics"):
+            assert bad not in src, f"{path.name} imports {bad.split()[-1]}"
+
+
+def _tiny_yolo_set(root: Path, n: int = 4, size: int = 64) -> Path:
+    """A handful of images with coloured boxes in the 3 stage-1 classes."""
+    rng = np.random.default_rng(0)
+    for split in ("train", "val"):
+        (root / split / "images").mkdir(parents=True)
+        (root / split / "labels").mkdir(parents=True)
+        for k in range(n):
+            img = np.full((size, size, 3), 90, np.uint8)
+            lines = []
+            for c in range(3):
+                x, y = rng.integers(4, size - 20, 2)
+                cv2.rectangle(img, (int(x), int(y)), (int(x) + 14, int(y) + 14), [(255, 255, 255), (200, 0, 0), (0, 0, 200)][c], -1)
+                lines.append(f"{c} {(x + 7) / size:.4f} {(y + 7) / size:.4f} {14 / size:.4f} {14 / size:.4f}")
+            cv2.imwrite(str(root / split / "images" / f"{k}.jpg"), img)
+            (root / split / "labels" / f"{k}.txt").write_text("\n".join(lines) + "\n")
+    data = root / "data.yaml"
+    data.write_text(f"path: {root}\ntrain: {root / 'train' / 'images'}\nval: {root / 'val' / 'images'}\n"
+                    "names:\n  0: index\n  1: BACK\n  2: chip\n")
+    return data
+
+
+@needs_train
+def test_smoke_training_one_tiny_epoch_exports_a_loadable_model(tmp_path):
+    from models.export import export_stage1
+    from models.train import train_detector
+    from vision.detector import Stage1Detector
+
+    data = _tiny_yolo_set(tmp_path / "data")
+    best = train_detector(data, model="yolo11n.yaml", epochs=1, imgsz=64, batch=4, project=tmp_path / "runs",
+                          name="smoke", plots=False)
+    weights = best if best.is_file() else best.with_name("last.pt")
+    assert weights.is_file()
+    info = export_stage1(weights, tmp_path / "stage1.onnx", imgsz=64)
+    assert Path(info["onnx"]).is_file() and info["onnx_mb"] < 20
+    det = Stage1Detector(info["onnx"], threads=1)
+    assert len(det.infer([np.zeros((64, 64, 3), np.uint8)])) == 1
+
+
+@needs_train
+def test_training_refuses_a_pt_name_that_would_download_weights(tmp_path):
+    from models.train import train_detector
+
+    with pytest.raises(ValueError, match="yaml"):
+        train_detector(tmp_path / "data.yaml", model="yolo11n.pt")
+
+
+def _parity_frames() -> list[np.ndarray]:
+    """Fixed 320x320 frames: rendered zone crops where the renderer is present, else a drawn test card."""
+    try:
+        from vision.bench import bench_scene
+        from vision.detector import zone_crops
+
+        image, view, _ = bench_scene(0)
+        crops = zone_crops(view.layout, view.homography, image_size=(image.shape[1], image.shape[0]))
+        out = []
+        for c in crops[:3]:
+            w = cv2.warpPerspective(image, c.M, c.size)
+            out.append(cv2.resize(w, (320, 320)))
+        return out
+    except ImportError:
+        img = np.full((320, 320, 3), (40, 110, 30), np.uint8)
+        cv2.rectangle(img, (100, 80), (163, 169), (250, 250, 250), -1)
+        cv2.putText(img, "Q", (104, 104), cv2.FONT_HERSHEY_DUPLEX, 0.8, (0, 0, 200), 2)
+        return [img]
+
+
+@needs_train
+def test_pytorch_and_onnx_give_the_same_boxes_and_classes():
+    pt, onnx_path = MODELS / "stage1.pt", MODELS / "stage1.onnx"
+    if not (pt.is_file() and onnx_path.is_file()):
+        pytest.skip("committed stage1.pt/.onnx absent")
+    import torch
+
+    from models.train import offline_ultralytics
+    from vision.detector import Stage1Detector
+    from vision.onnx_runtime import decode_yolo, letterbox, to_blob
+
+    offline_ultralytics(1)
+    from ultralytics import YOLO
+
+    model = YOLO(str(pt))
+    det = Stage1Detector(onnx_path, threads=1, conf=0.25)
+    for frame in _parity_frames():
+        boxed, _ = letterbox(frame, det.imgsz)
+        blob = to_blob([boxed])
+        with torch.no_grad():
+            raw_pt = model.model.float().eval()(torch.from_numpy(blob))
+        raw_pt = (raw_pt[0] if isinstance(raw_pt, (list, tuple)) else raw_pt).numpy()
+        raw_onnx = det.session.run(None, {det.input_name: blob})[0]
+        assert raw_pt.shape == raw_onnx.shape
+        assert np.abs(raw_pt[:, 4:] - raw_onnx[:, 4:]).max() < 1e-3  # class scores
+        assert np.abs(raw_pt[:, :4] - raw_onnx[:, :4]).max() < 0.05  # box coordinates, input px
+        (b1, s1, c1), = decode_yolo(raw_pt)
+        ours = det.infer([frame])[0]
+        assert sorted(c1.tolist()) == sorted(ours.class_id.tolist())
+        # ultralytics' own predict on the same frame: same classes, boxes within 1 px
+        r = model.predict(frame, imgsz=list(det.imgsz), conf=0.25, iou=0.5, device="cpu", verbose=False)[0]
+        theirs = r.boxes.xyxy.numpy()
+        assert len(theirs) == len(ours)
+        if len(theirs):
+            order_a = np.lexsort(ours.xyxy.T[::-1])
+            order_b = np.lexsort(theirs.T[::-1])
+            assert np.abs(ours.xyxy[order_a] - theirs[order_b]).max() < 1.0
+            assert sorted(r.boxes.cls.numpy().astype(int).tolist()) == sorted(ours.class_id.tolist())

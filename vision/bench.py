@@ -1,0 +1,145 @@
+"""``pitwatch bench``: the whole detection per calibrated 1080p frame, against ultralytics' own predict.
+
+The frames are rendered (:func:`datasets.render.render_frame`) with every seat
+holding cards and chips, so every zone has changed.  ONNX runs (stage 1 on the
+zone crops, stage 2, grouping, chips) are interleaved frame by frame with
+ultralytics' ``predict`` of the same stage-1 weights (``models/stage1.pt``) on the
+same crops at the same input size and the same thread count; medians are
+reported.  Ultralytics is optional (``train`` extra): without it the comparison
+fields are null.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.detector import DEFAULT_STAGE1, FrameReader, TableView
+
+
+def bench_scene(seed: int = 0, width: int = 1920, height: int = 1080):
+    """A rendered calibrated frame: (image (H, W, 3) uint8 BGR, :class:`TableView`, truth RenderResult)."""
+    from calibration.camera import PinholeCamera
+    from calibration.layout import builtin_layout
+    from datasets.render import render_frame
+    from datasets.scene import ChipLayer, ChipStack, PlacedCard, TableState
+    from rules.cards import CARD_LABELS
+    from vision.chips import default_chip_set
+
+    rng = np.random.default_rng(seed)
+    layout = builtin_layout("blackjack-7-mtd-bonus")
+    camera = PinholeCamera.looking_at(target=(950, 500), tilt_deg=float(rng.uniform(10, 30)), yaw_deg=0,
+                                      width=width, height=height, cover_mm=1900)
+    deck = list(rng.permutation(CARD_LABELS))
+    cards, chips = [], []
+    denoms = [c.denomination for c in default_chip_set()]
+    for z in layout.zones:
+        if z.kind in ("cards", "dealer_cards"):
+            cx, cy = z.centroid
+            for k in range(2 if z.kind == "cards" else 3):
+                cards.append(PlacedCard(card=str(deck.pop()), face_up=not (z.kind == "dealer_cards" and k == 1),
+                                        center=(cx + 18 * k - 10, cy + 10 * k), angle_deg=float(rng.uniform(-20, 20)),
+                                        layer=k, zone=z.name))
+        elif z.kind in ("main", "mtd", "bonus") and z.circle is not None:
+            layers = (ChipLayer(int(rng.choice(denoms)), int(rng.integers(1, 6))),)
+            chips.append(ChipStack(center=z.circle.center, layers=layers, zone=z.name))
+    result = render_frame(layout, TableState(cards=tuple(cards), chips=tuple(chips)), camera, rng=seed)
+    view = TableView(id="bench", layout=layout, homography=camera.homography(), camera=camera,
+                     chip_set=default_chip_set())
+    return result.image, view, result
+
+
+def _median_ms(xs: list[float]) -> float:
+    return round(statistics.median(xs) * 1000, 2)
+
+
+def run_bench(frames: int = 30, quick: bool = False, log=sys.stderr, stage1: Path = DEFAULT_STAGE1) -> dict:
+    """Time the configurations and return the headline case plus details (contracts ``bench --json``)."""
+    scenes = [bench_scene(seed) for seed in range(3)]
+    configs = [(2, True)] if quick else [(2, True), (1, True), (2, False), (1, False)]
+    int8 = stage1.with_name(stage1.stem + "_int8.onnx")
+    results: dict = {}
+    for threads, calibrated in configs:
+        fr = FrameReader(stage1, threads=threads)
+        ul = _ultralytics(stage1.with_suffix(".pt"), threads)
+        onnx_t, stage1_t, ul_t = [], [], []
+        for i in range(frames + 2):
+            image, view, _ = scenes[i % len(scenes)]
+            table = view if calibrated else None
+            t0 = time.perf_counter()
+            res = fr(image, table)
+            t1 = time.perf_counter()
+            crops = fr.crops_for(table, image.shape[1], image.shape[0])
+            t2 = time.perf_counter()
+            fr.detector.detect_crops(image, crops)
+            t3 = time.perf_counter()
+            if ul is not None:
+                warped, shape = _warped(fr, image, crops)
+                t4 = time.perf_counter()
+                ul(warped, imgsz=list(shape))
+                t5 = time.perf_counter()
+            if i >= 2:  # two warm-up frames
+                onnx_t.append(t1 - t0)
+                stage1_t.append(t3 - t2)
+                if ul is not None:
+                    ul_t.append(t5 - t4)
+        key = f"{threads}t_{'calibrated' if calibrated else 'tiles'}"
+        results[key] = {"threads": threads, "calibrated": calibrated, "crops": len(crops),
+                        "onnx_ms": _median_ms(onnx_t), "stage1_onnx_ms": _median_ms(stage1_t),
+                        "ultralytics_ms": _median_ms(ul_t) if ul_t else None,
+                        "speedup": round(statistics.median(ul_t) / statistics.median(onnx_t), 2) if ul_t else None,
+                        "cards_found": len(res.cards)}
+        print(f"bench {key}: {results[key]}", file=log, flush=True)
+        if int8.is_file() and calibrated:
+            fr8 = FrameReader(int8, threads=threads)
+            t8 = []
+            for i in range(frames + 2):
+                image, view, _ = scenes[i % len(scenes)]
+                t0 = time.perf_counter()
+                fr8(image, view)
+                if i >= 2:
+                    t8.append(time.perf_counter() - t0)
+            results[key]["int8_onnx_ms"] = _median_ms(t8)
+    head = results["2t_calibrated"]
+    return {"frame": "1920x1080", "threads": 2, "calibrated": True, "frames": frames, "onnx_ms": head["onnx_ms"],
+            "ultralytics_ms": head["ultralytics_ms"], "speedup": head["speedup"], "stage1_onnx_ms": head["stage1_onnx_ms"],
+            "models": {"stage1": str(stage1.name), "reader": "card_reader.onnx"}, "configs": results}
+
+
+def _warped(fr: FrameReader, image, crops):
+    """The exact crops and input shape the ONNX path used (for ultralytics' predict on the same inputs)."""
+    import math
+
+    import cv2
+
+    warped = [cv2.warpPerspective(image, c.M, c.size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                  borderValue=(114, 114, 114)) for c in crops]
+    shape = fr.detector.imgsz
+    if any(c.zones for c in crops):
+        h = max(w.shape[0] for w in warped)
+        w_ = max(w.shape[1] for w in warped)
+        shape = (int(math.ceil(h / 32) * 32), int(math.ceil(w_ / 32) * 32))
+    return warped, shape
+
+
+def _ultralytics(pt: Path, threads: int):
+    """ultralytics' predict bound to the stage-1 .pt at ``threads`` threads, or None without the train extra."""
+    try:
+        from models.train import offline_ultralytics
+
+        offline_ultralytics(threads)
+        from ultralytics import YOLO
+    except ImportError:
+        return None
+    if not pt.is_file():
+        return None
+    model = YOLO(str(pt))
+
+    def predict(images, imgsz):
+        return model.predict(images, imgsz=imgsz, conf=0.25, iou=0.5, device="cpu", verbose=False, batch=len(images))
+
+    return predict

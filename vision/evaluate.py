@@ -1,0 +1,394 @@
+"""``pitwatch eval detect``: card precision/recall, confusions, accuracy against index height, chip recall.
+
+Sets (each skipped with a message where absent):
+
+* ``rendered``: hold-out frames rendered now with new seeds and the deck design held
+  out of stage-2 training (``proc-caladea-std`` unless told), through the
+  calibrated zone-crop path (the true camera is the calibration);
+* ``real-cards-zk7wu``: per photo kind (``webcam_multi``, ``phone_whitedeck``,
+  ``phone_blackdeck``), without a table file (tiles);
+* ``real-felt-layouts-martinabeleda``: the 13 cards of each photo, and the cards
+  read in the four unlabelled ``surface*.png`` photos;
+* ``real-chips-degen101``: chip stack recall (IoU >= 0.5 and >= 0.3 with a truth stack box).
+
+Per image, cards are compared as multisets of labels (``unreadable`` counts as
+no answer, never as a right one).  Where truth boxes exist, each truth card is
+matched to the detected card or index overlapping it most; its read label fills
+the 52x52 confusion matrix and the accuracy-against-index-height table.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from rules.cards import BACK, CARD_LABELS, UNREADABLE
+from vision.detector import FrameReader, TableView
+
+HEIGHT_BINS = (0, 10, 14, 18, 22, 30, 40, 60, 100, 10000)
+"""Index-height bins, pixels (lower edges)."""
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class Tally:
+    """Accumulates multiset precision/recall, a confusion matrix and accuracy by index height."""
+
+    def __init__(self) -> None:
+        self.tp = self.n_pred = self.n_true = 0
+        self.images = 0
+        self.confusion = np.zeros((53, 53), np.int64)  # last row/col: unreadable / missed
+        self.by_height: dict[int, list[int]] = {}
+
+    def add_sets(self, truth: list[str], pred: list[str]) -> None:
+        t, p = Counter(truth), Counter(x for x in pred if x != UNREADABLE)
+        self.tp += sum((t & p).values())
+        self.n_true += sum(t.values())
+        self.n_pred += sum(p.values())
+        self.images += 1
+
+    def add_match(self, truth: str, read: str | None, index_h: float) -> None:
+        if truth not in CARD_LABELS:
+            return
+        i = CARD_LABELS.index(truth)
+        j = CARD_LABELS.index(read) if read in CARD_LABELS else 52
+        self.confusion[i, j] += 1
+        b = int(np.searchsorted(HEIGHT_BINS, index_h, side="right") - 1)
+        self.by_height.setdefault(b, [0, 0])
+        self.by_height[b][0] += int(i == j)
+        self.by_height[b][1] += 1
+
+    def summary(self) -> dict:
+        prec = self.tp / self.n_pred if self.n_pred else None
+        rec = self.tp / self.n_true if self.n_true else None
+        n = int(self.confusion.sum())
+        correct = int(np.trace(self.confusion[:52, :52]))
+        pairs = []
+        for i in range(52):
+            for j in range(53):
+                if i != j and self.confusion[i, j]:
+                    pairs.append({"truth": CARD_LABELS[i], "read": CARD_LABELS[j] if j < 52 else "unreadable/missed",
+                                  "count": int(self.confusion[i, j])})
+        pairs.sort(key=lambda d: -d["count"])
+        heights = [{"index_px": f"{HEIGHT_BINS[b]}-{HEIGHT_BINS[b + 1]}", "cards": v[1],
+                    "accuracy": round(v[0] / v[1], 4)} for b, v in sorted(self.by_height.items())]
+        return {"images": self.images, "precision": _r(prec), "recall": _r(rec), "true_cards": self.n_true,
+                "read_cards": self.n_pred, "matched_cards": n, "identity_accuracy": _r(correct / n if n else None),
+                "confusion_pairs": pairs[:25], "accuracy_by_index_height": heights}
+
+
+def _r(x):
+    return None if x is None else round(float(x), 4)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(N, 4) x (M, 4) -> (N, M) IoU."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def _match_indices(tally: Tally, result, truth_boxes: np.ndarray, truth_labels: list[str]) -> None:
+    """Each truth corner box -> the detected index overlapping it most (IoU >= 0.3): its group's card label."""
+    d = result.dets
+    rows = np.flatnonzero(d.class_id == 0)
+    iou = _iou(truth_boxes, d.xyxy[rows])
+    card_of_row = {m: c.label for c in result.cards for m in c.members}
+    for k, lab in enumerate(truth_labels):
+        h = float(truth_boxes[k, 3] - truth_boxes[k, 1])
+        if iou.shape[1] and iou[k].max() >= 0.3:
+            tally.add_match(lab, card_of_row.get(int(rows[iou[k].argmax()]), d.label[rows[iou[k].argmax()]]), h)
+        else:
+            tally.add_match(lab, None, h)
+
+
+# --- rendered hold-out ------------------------------------------------------------------------------------
+
+
+def holdout_scene(seed: int, deck: str, width: int = 1920, height: int = 1080):
+    """A rendered calibrated frame with 1-4 cards per seat (overlapping like dealt hands) and chips in spots.
+
+    Returns:
+        (image, :class:`TableView`, RenderResult).
+    """
+    from calibration.camera import PinholeCamera
+    from calibration.layout import builtin_layout
+    from datasets.render import Style, render_frame
+    from datasets.scene import ChipLayer, ChipStack, PlacedCard, TableState
+    from vision.chips import default_chip_set
+
+    rng = np.random.default_rng(seed)
+    layout = builtin_layout(str(rng.choice(["blackjack-7-mtd-bonus", "spanish21-6-mtd", "switch-hands-7"])))
+    cover = float(rng.uniform(1100, 1900))
+    camera = PinholeCamera.looking_at(target=(950, float(rng.uniform(420, 560))), tilt_deg=float(rng.uniform(0, 35)),
+                                      yaw_deg=float(rng.uniform(-8, 8)), width=width, height=height, cover_mm=cover)
+    shoe = list(rng.permutation(CARD_LABELS * 2))
+    denoms = [c.denomination for c in default_chip_set()]
+    cards, chips = [], []
+    for z in layout.zones:
+        if z.kind in ("cards", "dealer_cards") and rng.random() < 0.85:
+            cx, cy = z.centroid
+            base = float(rng.uniform(-25, 25))
+            for k in range(int(rng.integers(1, 5))):
+                face_up = not (z.kind == "dealer_cards" and k == 1 and rng.random() < 0.7)
+                cards.append(PlacedCard(card=str(shoe.pop()), face_up=face_up,
+                                        center=(cx - 25 + 16 * k + rng.normal(0, 2), cy - 10 + 9 * k + rng.normal(0, 2)),
+                                        angle_deg=base + float(rng.normal(0, 6)), layer=k, zone=z.name))
+        elif z.kind in ("main", "mtd", "bonus") and z.circle is not None and rng.random() < 0.6:
+            n_layers = 1 if rng.random() < 0.7 else 2
+            layers = tuple(ChipLayer(int(rng.choice(denoms)), int(rng.integers(1, 6))) for _ in range(n_layers))
+            chips.append(ChipStack(center=z.circle.center, layers=layers, zone=z.name))
+    result = render_frame(layout, TableState(cards=tuple(cards), chips=tuple(chips)), camera, Style(deck=deck), rng=seed)
+    view = TableView(id="holdout", layout=layout, homography=camera.homography(), camera=camera,
+                     chip_set=default_chip_set())
+    return result.image, view, result
+
+
+def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
+    tally, chips_total, chips_exact, chips_abstain, chips_wrong = Tally(), 0, 0, 0, 0
+    for k in range(n):
+        image, view, truth = holdout_scene(seed + k, deck)
+        res = fr(image, view)
+        t_labels = [c.label for c in truth.cards if (c.face_up and c.index_boxes) or (not c.face_up and c.visible > 0.3)]
+        tally.add_sets(t_labels, [c.label for c in res.cards])
+        boxes, labels = [], []
+        for c in truth.cards:
+            for b in c.index_boxes:
+                boxes.append(b)
+                labels.append(c.label)
+        _match_indices(tally, res, np.array(boxes, np.float32).reshape(-1, 4), labels)
+        # chips: each truth stack of <= 10 chips matched to the detected stack overlapping it most
+        det_chips = [(res.dets.xyxy[row], reading) for row, reading in res.chips]
+        for ct in truth.chips:
+            if ct.box is None or ct.count > 10:
+                continue
+            chips_total += 1
+            ious = [_iou(np.array([ct.box], np.float32), b[None])[0, 0] for b, _ in det_chips]
+            if not ious or max(ious) < 0.3:
+                chips_abstain += 1  # not found counts as no answer
+                continue
+            reading = det_chips[int(np.argmax(ious))][1]
+            if reading.value is None:
+                chips_abstain += 1
+            elif reading.value == ct.value:
+                chips_exact += 1
+            else:
+                chips_wrong += 1
+    out = tally.summary()
+    out["deck"] = deck
+    out["chips"] = {"stacks": chips_total, "value_exact": chips_exact, "abstained": chips_abstain,
+                    "wrong": chips_wrong, "exact_rate": _r(chips_exact / chips_total if chips_total else None)}
+    log(f"rendered hold-out: {json.dumps({k: out[k] for k in ('precision', 'recall', 'identity_accuracy')})}")
+    return out, tally
+
+
+# --- real photos -----------------------------------------------------------------------------------------
+
+
+def _yolo_boxes(path: Path, w: int, h: int) -> tuple[np.ndarray, list[int]]:
+    boxes, cls = [], []
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            v = line.split()
+            if len(v) == 5:
+                c, cx, cy, bw, bh = int(v[0]), *map(float, v[1:])
+                boxes.append([(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
+                cls.append(c)
+    return np.array(boxes, np.float32).reshape(-1, 4), cls
+
+
+def eval_zk7wu(fr: FrameReader, root: Path, log) -> dict:
+    names = (root / "classes.txt").read_text().split("\n")
+    names = [n.strip() for n in names if n.strip()]
+    rows = list(csv.DictReader(open(root / "manifest.csv")))
+    per_kind: dict[str, Tally] = {}
+    overall = Tally()
+    for r in rows:
+        img = cv2.imread(str(root / "images" / r["file"]))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        boxes, cls = _yolo_boxes(root / "labels_bbox" / (Path(r["file"]).stem + ".txt"), w, h)
+        labels = [names[c] for c in cls]
+        keep = [i for i, lab in enumerate(labels) if lab in CARD_LABELS]
+        res = fr(img, None)
+        truth_set = sorted(set(labels[i] for i in keep))
+        pred = [c.label for c in res.cards if c.label not in (BACK,)]
+        for t in (per_kind.setdefault(r["kind"], Tally()), overall):
+            t.add_sets(truth_set, sorted(set(pred)))
+            _match_indices(t, res, boxes[keep], [labels[i] for i in keep])
+    out = {kind: t.summary() for kind, t in sorted(per_kind.items())}
+    for kind, s in out.items():
+        log(f"zk7wu {kind}: precision {s['precision']} recall {s['recall']} index accuracy {s['identity_accuracy']}")
+    return out, overall
+
+
+def eval_martinabeleda(fr: FrameReader, root: Path, log) -> dict:
+    rows = list(csv.DictReader(open(root / "image_labels.csv")))
+    tally = Tally()
+    per_image = []
+    for r in rows:
+        img = cv2.imread(str(root / "images" / r["file"]))
+        if img is None:
+            continue
+        truth = r["cards_row_major"].split()
+        res = fr(img, None)
+        read = [c.label for c in res.cards if c.label not in (BACK, UNREADABLE)]
+        tally.add_sets(truth, sorted(set(read)))
+        got = sorted(set(truth) & set(read))
+        per_image.append({"image": r["file"], "named": len(got), "of": len(truth),
+                          "wrong": sorted(set(read) - set(truth)), "missed": sorted(set(truth) - set(read))})
+    unl = []
+    for p in sorted((root / "images_unlabeled").glob("surface*.png")):
+        img = cv2.imread(str(p))
+        if img is not None:
+            res = fr(img, None)
+            unl.append({"image": p.name, "cards": [c.label for c in res.cards], "chips": len(res.chips)})
+    out = tally.summary()
+    out.pop("confusion_pairs")
+    out.pop("accuracy_by_index_height")
+    out["all_13_named"] = sum(1 for x in per_image if x["named"] == x["of"])
+    out["per_image"] = per_image
+    out["unlabelled"] = unl
+    log(f"martinabeleda: all 13 named in {out['all_13_named']}/{len(per_image)}; recall {out['recall']}")
+    return out
+
+
+def eval_chips(fr: FrameReader, root: Path, log) -> dict:
+    found50 = found30 = total = n_det = 0
+    for p in sorted((root / "images").glob("*.jpg")):
+        img = cv2.imread(str(p))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        boxes, cls = _yolo_boxes(root / "labels_bbox" / (p.stem + ".txt"), w, h)
+        res = fr(img, None)
+        det = res.dets.xyxy[res.dets.class_id == 2]
+        n_det += len(det)
+        iou = _iou(boxes, det)
+        total += len(boxes)
+        if iou.size:
+            found50 += int((iou.max(1) >= 0.5).sum())
+            found30 += int((iou.max(1) >= 0.3).sum())
+    out = {"stacks": total, "detected": n_det, "recall_iou50": _r(found50 / total if total else None),
+           "recall_iou30": _r(found30 / total if total else None)}
+    log(f"degen101 chips: {out}")
+    return out
+
+
+# --- plots (OpenCV only: the runtime has no matplotlib) -----------------------------------------------------
+
+
+def confusion_png(confusion: np.ndarray, path: Path) -> None:
+    """52x52 confusion matrix (rows truth, columns read) as a PNG, log-scaled cells, labels on both axes."""
+    cell, margin = 14, 40
+    m = confusion[:52, :52].astype(np.float64)
+    img = np.full((margin + 52 * cell + 4, margin + 52 * cell + 4, 3), 255, np.uint8)
+    scale = np.log1p(m) / max(np.log1p(m).max(), 1e-9)
+    for i in range(52):
+        for j in range(52):
+            if m[i, j]:
+                v = int(255 * (1 - scale[i, j]))
+                colour = (v, v, 255) if i != j else (v, 255, v)
+                cv2.rectangle(img, (margin + j * cell, margin + i * cell), (margin + (j + 1) * cell - 1,
+                              margin + (i + 1) * cell - 1), colour, -1)
+    for k, lab in enumerate(CARD_LABELS):
+        cv2.putText(img, lab, (2, margin + k * cell + 11), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1)
+        strip = np.full((cell, margin - 4, 3), 255, np.uint8)
+        cv2.putText(strip, lab, (2, 11), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1)
+        img[2:margin - 2, margin + k * cell:margin + (k + 1) * cell] = np.rot90(strip)
+    _write_png(img, path)
+
+
+def height_png(rows: dict[str, list[dict]], path: Path) -> None:
+    """Accuracy against index height, one line per set (x: index height bin, y: accuracy 0-1)."""
+    W, H, m = 640, 360, 50
+    img = np.full((H, W, 3), 255, np.uint8)
+    cv2.rectangle(img, (m, 20), (W - 20, H - m), (0, 0, 0), 1)
+    bins = [f"{HEIGHT_BINS[b]}-{HEIGHT_BINS[b + 1]}" for b in range(len(HEIGHT_BINS) - 1)]
+    xs = {b: m + int((k + 0.5) * (W - 20 - m) / len(bins)) for k, b in enumerate(bins)}
+    for k, b in enumerate(bins):
+        cv2.putText(img, b.replace("-10000", "+"), (xs[b] - 18, H - m + 16), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
+    for y in (0, 0.5, 0.9, 1.0):
+        py = int(H - m - y * (H - m - 20))
+        cv2.line(img, (m, py), (W - 20, py), (220, 220, 220), 1)
+        cv2.putText(img, f"{y:.1f}", (8, py + 4), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
+    cv2.putText(img, "card accuracy vs index height (px)", (m, 14), cv2.FONT_HERSHEY_PLAIN, 1.0, (0, 0, 0), 1)
+    colours = [(200, 0, 0), (0, 150, 0), (0, 0, 200), (150, 0, 150), (0, 120, 160)]
+    for n, (name, pts) in enumerate(rows.items()):
+        c = colours[n % len(colours)]
+        prev = None
+        for p in pts:
+            pt = (xs[p["index_px"]], int(H - m - p["accuracy"] * (H - m - 20)))
+            cv2.circle(img, pt, 3, c, -1)
+            if prev:
+                cv2.line(img, prev, pt, c, 1, cv2.LINE_AA)
+            prev = pt
+        cv2.putText(img, name, (W - 200, 40 + 16 * n), cv2.FONT_HERSHEY_PLAIN, 1.0, c, 1)
+    _write_png(img, path)
+
+
+def _write_png(img: np.ndarray, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ok, buf = cv2.imencode(".png", img)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(buf.tobytes())
+    os.replace(tmp, path)
+
+
+def run_eval(out: Path, data: Path | None = None, holdout: int = 40, seed: int = 9001, deck: str = "proc-caladea-std",
+             log=sys.stderr, stage1: Path | None = None, reader: Path | None = None) -> dict:
+    """Run every available set; write ``confusion.png``, ``height.png`` and ``metrics.json`` under ``out``."""
+    from vision.detector import DEFAULT_STAGE1
+
+    def say(msg: str) -> None:
+        print(msg, file=log, flush=True)
+
+    data = data or REPO.parent / "shared" / "data"
+    fr = FrameReader(stage1 or DEFAULT_STAGE1, reader)
+    t0 = time.time()
+    result: dict = {"sets": {}, "skipped": {}}
+    confusion = np.zeros((53, 53), np.int64)
+    heights = {}
+    if holdout:
+        s, tally = eval_rendered(fr, holdout, seed, deck, say)
+        result["sets"]["rendered"] = s
+        confusion += tally.confusion
+        heights["rendered"] = s["accuracy_by_index_height"]
+    sets = {"real-cards-zk7wu": eval_zk7wu, "real-felt-layouts-martinabeleda": eval_martinabeleda,
+            "real-chips-degen101": eval_chips}
+    for name, fn in sets.items():
+        root = data / name
+        if not root.is_dir():
+            result["skipped"][name] = f"{root} is absent"
+            say(f"skipping {name}: {root} is absent")
+            continue
+        r = fn(fr, root, say)
+        if isinstance(r, tuple):
+            r, tally = r
+            confusion += tally.confusion
+            heights[name] = tally.summary()["accuracy_by_index_height"]
+        result["sets"][name] = r
+    confusion_png(confusion, out / "confusion.png")
+    height_png(heights, out / "height.png")
+    result["plots"] = {"confusion": str(out / "confusion.png"), "height": str(out / "height.png")}
+    result["seconds"] = round(time.time() - t0, 1)
+    tmp = out / ".metrics.json.tmp"
+    tmp.write_text(json.dumps(result, indent=2))
+    os.replace(tmp, out / "metrics.json")
+    return result

@@ -1,0 +1,261 @@
+"""The review's sinks: report.json, report.html, evidence images and clips, the annotated video.
+
+Files are written whole or not at all (a temporary name, then a rename).  Evidence
+for each alert: a JPEG of the frame that made it decidable, with the alert drawn,
+and a short H.264 clip around it with its sha256, so an investigator can check the
+monitor's claim from the pictures alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.review import FrameBuffer, Observation
+from vision.rounds import Alert, Event, RoundEngine
+from vision.sources import Frame, Stopped
+
+ALERT_COLOUR = (40, 40, 230)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def draw_overlay(image: np.ndarray, obs: Observation | None, zone_polys: dict[str, np.ndarray] | None,
+                 zone_values: dict[str, str], alerts: list[Alert], t_s: float) -> np.ndarray:
+    """Boxes, labels, zone values and recent alerts drawn on a copy of ``image`` (BGR).
+
+    Args:
+        image: (H, W, 3) uint8 frame.
+        obs: the latest observation (boxes in this image's pixels), or ``None``.
+        zone_polys: zone name -> (K, 2) polygon in this image's pixels.
+        zone_values: zone name -> text to show at the zone (e.g. ``$25``).
+        alerts: alerts raised in the last few seconds.
+        t_s: the frame's time, seconds.
+    """
+    out = image.copy()
+    scale = max(0.4, out.shape[1] / 1920)
+    if zone_polys:
+        for name, poly in zone_polys.items():
+            pts = poly.astype(np.int32).reshape(-1, 1, 2)
+            cv2.polylines(out, [pts], True, (200, 200, 200), 1, cv2.LINE_AA)
+            text = zone_values.get(name)
+            if text:
+                x, y = poly.mean(axis=0)
+                cv2.putText(out, text, (int(x) - 20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.55 * scale * 1.6,
+                            (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+    if obs is not None:
+        for label, box, colour in obs.boxes:
+            x1, y1, x2, y2 = (int(v) for v in box)
+            cv2.rectangle(out, (x1, y1), (x2, y2), colour, max(1, int(2 * scale)))
+            cv2.putText(out, label, (x1, max(12, y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale * 1.6, colour,
+                        max(1, int(2 * scale)), cv2.LINE_AA)
+    y = int(34 * scale * 1.6)
+    cv2.putText(out, f"t={t_s:7.2f}s", (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale * 1.6, (255, 255, 255),
+                max(1, int(2 * scale)), cv2.LINE_AA)
+    for a in alerts[-4:]:
+        y += int(30 * scale * 1.6)
+        text = f"ALERT {a.type} seat {a.seat} exp {a.expected} obs {a.observed}"
+        cv2.putText(out, text, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale * 1.6, ALERT_COLOUR,
+                    max(2, int(3 * scale)), cv2.LINE_AA)
+    return out
+
+
+class ReviewSink:
+    """Writes evidence per alert and, optionally, the annotated video, as frames go by.
+
+    Args:
+        out_dir: the review's folder (``evidence/`` is made inside it).
+        fps: the source's frame rate.
+        zone_polys: zone name -> (K, 2) polygon in source pixels (for the overlay), or ``None``.
+        annotated: write ``annotated.mp4`` (H.264) when True.
+        width: width of the annotated video and clips, pixels (height keeps the aspect).
+    """
+
+    def __init__(self, out_dir: Path, fps: float, zone_polys: dict[str, np.ndarray] | None = None,
+                 annotated: bool = True, width: int = 960, clip_before_s: float = 2.0) -> None:
+        self.out_dir = Path(out_dir)
+        self.evidence_dir = self.out_dir / "evidence"
+        self.evidence_dir.mkdir(parents=True, exist_ok=True)
+        self.fps = fps
+        self.width = width
+        self.clip_before_s = clip_before_s
+        self.zone_polys_src = zone_polys
+        self._scale: float | None = None
+        self._zone_polys: dict[str, np.ndarray] | None = None
+        self.buffer = FrameBuffer(seconds=clip_before_s + 3.0, width=width)
+        self.annotated = annotated
+        self._writer = None
+        self._last_obs: Observation | None = None
+        self._recent: list[Alert] = []
+        self.alerts: list[Alert] = []
+
+    def _prepare(self, image: np.ndarray) -> None:
+        h, w = image.shape[:2]
+        self._scale = min(1.0, self.width / w)
+        if self.zone_polys_src is not None:
+            self._zone_polys = {k: v * self._scale for k, v in self.zone_polys_src.items()}
+        if self.annotated:
+            from datasets.video import H264Writer
+
+            ow, oh = int(round(w * self._scale / 2)) * 2, int(round(h * self._scale / 2)) * 2
+            self._writer = H264Writer(self.out_dir / "annotated.mp4", self.fps, ow, oh, preset="ultrafast", crf=28)
+
+    def _scaled_obs(self, obs: Observation | None) -> Observation | None:
+        if obs is None or self._scale == 1.0:
+            return obs
+        return Observation(obs.cards, obs.chips, [(l, b * self._scale, c) for l, b, c in obs.boxes])
+
+    def __call__(self, frame: Frame, obs: Observation | None, events: list[Event], engine: RoundEngine) -> None:
+        if self._scale is None:
+            self._prepare(frame.image)
+        if obs is not None:
+            self._last_obs = self._scaled_obs(obs)
+        small = frame.image
+        if self._scale != 1.0:
+            h, w = frame.image.shape[:2]
+            small = cv2.resize(frame.image, (int(round(w * self._scale / 2)) * 2, int(round(h * self._scale / 2)) * 2),
+                               interpolation=cv2.INTER_AREA)
+        new_alerts = [e.data["alert"] for e in events if e.kind == "alert"]
+        self._recent = [a for a in self._recent if frame.t_s - a.raised_t_s < 4.0] + new_alerts
+        zone_values = _zone_values(engine)
+        needs_overlay = self._writer is not None or new_alerts
+        drawn = (draw_overlay(small, self._last_obs, self._zone_polys, zone_values, self._recent, frame.t_s)
+                 if needs_overlay else small)
+        self.buffer.add(frame, drawn)
+        if self._writer is not None:
+            self._writer.write(drawn)
+        for alert in new_alerts:
+            self._evidence(alert, frame)
+
+    def _evidence(self, alert: Alert, now: Frame) -> None:
+        from datasets.video import H264Writer
+
+        stem = f"r{alert.round_index}-{alert.type}-s{alert.seat}"
+        image = self.buffer.nearest(alert.frame)
+        if image is not None:
+            img_path = self.evidence_dir / f"{stem}.jpg"
+            ok, enc = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 88])
+            if ok:
+                _atomic_write(img_path, enc.tobytes())
+                alert.evidence = f"evidence/{img_path.name}"
+        frames = self.buffer.between(alert.t_s - self.clip_before_s, now.t_s)
+        if frames:
+            clip_path = self.evidence_dir / f"{stem}.mp4"
+            h, w = frames[0].shape[:2]
+            analysed_fps = max(1.0, len(frames) / max(1e-3, now.t_s - (alert.t_s - self.clip_before_s)))
+            with H264Writer(clip_path, round(analysed_fps), w - w % 2, h - h % 2, preset="veryfast") as wr:
+                for img in frames:
+                    wr.write(np.ascontiguousarray(img[: h - h % 2, : w - w % 2]))
+            alert.clip = f"evidence/{clip_path.name}"
+            alert.clip_sha256 = sha256_file(clip_path)
+        self.alerts.append(alert)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def abort(self) -> None:
+        if self._writer is not None:
+            self._writer.abort()
+            self._writer = None
+
+
+def _zone_values(engine: RoundEngine) -> dict[str, str]:
+    return {z: f"${int(v) if float(v).is_integer() else v}" for z, v in engine._chips.items() if v}
+
+
+def build_report(video_name: str, fps: float, frames: int, table_id: str, engine: RoundEngine,
+                 stopped: Stopped | None) -> dict:
+    """The contracts' ``report.json`` object."""
+    report = {"video": video_name, "fps": float(fps), "frames": frames, "table": table_id,
+              "rounds": [r.to_json() for r in engine.rounds]}
+    if stopped is not None:
+        report["stopped"] = stopped.to_json()
+    return report
+
+
+def write_report(out_dir: Path, report: dict, annotated: bool) -> None:
+    """Write ``report.json`` and ``report.html`` (atomically)."""
+    out_dir = Path(out_dir)
+    _atomic_write(out_dir / "report.json", (json.dumps(report, indent=1) + "\n").encode())
+    _atomic_write(out_dir / "report.html", render_html(report, annotated).encode())
+
+
+def render_html(report: dict, annotated: bool) -> str:
+    """A self-contained page: round timeline, each alert with its evidence and a link to its moment."""
+    e = html.escape
+    rows = []
+    total = max(1e-6, report["frames"] / max(report["fps"], 1e-6))
+    for r in report["rounds"]:
+        start, end = r["start_s"], r["end_s"] if r["end_s"] is not None else total
+        left, width = 100 * start / total, max(0.5, 100 * (end - start) / total)
+        marks = "".join(
+            f'<a class="mark" style="left:{100 * (a["t_s"] - start) / max(1e-6, end - start):.2f}%" '
+            f'href="#r{r["index"]}a{i}" title="{e(a["type"])}"></a>' for i, a in enumerate(r["alerts"]))
+        rows.append(f'<div class="lane"><div class="round" style="left:{left:.2f}%;width:{width:.2f}%">'
+                    f'<span>round {r["index"]}</span>{marks}</div></div>')
+    sections = []
+    for r in report["rounds"]:
+        seats = "".join(
+            f"<tr><td>{s['seat']}</td><td>{e(' '.join(s['cards']))}</td><td>{e(' '.join(s['hits']))}</td>"
+            f"<td>{e(', '.join(f'{k} ${v}' for k, v in s['wagers'].items()))}</td>"
+            f"<td>{_bet_cell(s.get('mtd'))}</td><td>{_bet_cell(s.get('bonus'))}</td></tr>"
+            for s in r["seats"])
+        alerts = []
+        for i, a in enumerate(r["alerts"]):
+            link = (f'<a href="annotated.mp4#t={max(0, a["t_s"] - 2):.1f}" target="video">'
+                    f'watch at {a["t_s"]:.1f}s</a>' if annotated else "")
+            clip = f'<a href="{e(a["clip"])}">clip</a> <code>sha256 {e(a.get("clip_sha256", "")[:16])}…</code>' \
+                if a.get("clip") else ""
+            img = f'<img src="{e(a["evidence"])}" alt="evidence">' if a.get("evidence") else ""
+            alerts.append(f'<div class="alert" id="r{r["index"]}a{i}"><h4>{e(a["type"])} — seat {e(str(a["seat"]))}'
+                          f' — t={a["t_s"]:.2f}s (frame {a["frame"]})</h4>'
+                          f'<p>{e(a.get("message", ""))} <small>{e(a.get("rule", ""))}</small></p>'
+                          f'<p>expected {e(str(a["expected"]))}, observed {e(str(a["observed"]))} {link} {clip}</p>'
+                          f'{img}</div>')
+        dealer = r["dealer"]
+        sections.append(
+            f'<section><h3>Round {r["index"]}: {r["start_s"]:.1f}s – '
+            f'{r["end_s"] if r["end_s"] is not None else "…"}s, dealer {e(" ".join(dealer["cards"]))} '
+            f'(up {e(str(dealer["up"]))})</h3><table><tr><th>seat</th><th>first two</th><th>hits</th>'
+            f'<th>wagers</th><th>match-the-dealer</th><th>bonus</th></tr>{seats}</table>{"".join(alerts)}</section>')
+    stopped = report.get("stopped")
+    stop_html = (f'<p class="stopped">Stopped early at frame {stopped["frame"]} ({stopped["t_s"]}s): '
+                 f'{e(stopped["reason"])}</p>' if stopped else "")
+    video = ('<video name="video" controls src="annotated.mp4" width="960"></video>' if annotated else "")
+    n_alerts = sum(len(r["alerts"]) for r in report["rounds"])
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>pitwatch review: {e(report['video'])}</title>
+<style>body{{font-family:sans-serif;margin:1.5em;background:#111;color:#eee}} table{{border-collapse:collapse}}
+td,th{{border:1px solid #555;padding:3px 8px}} .lane{{position:relative;height:28px;background:#222;margin:4px 0}}
+.round{{position:absolute;top:2px;height:24px;background:#2a6;border-radius:3px;font-size:12px}}
+.round span{{padding-left:4px}} .mark{{position:absolute;top:0;width:4px;height:24px;background:#e33}}
+.alert{{border-left:4px solid #e33;padding:4px 10px;margin:10px 0;background:#221}} .alert img{{max-width:640px}}
+.stopped{{color:#fa3}} a{{color:#6cf}}</style></head><body>
+<h1>Review of {e(report['video'])} — table {e(str(report['table']))}</h1>
+<p>{len(report['rounds'])} rounds, {n_alerts} alerts, {report['frames']} frames at {report['fps']:g} fps.</p>
+{stop_html}{video}<h2>Timeline</h2>{''.join(rows)}<h2>Rounds</h2>{''.join(sections)}</body></html>"""
+
+
+def _bet_cell(bet: dict | None) -> str:
+    if not bet:
+        return "-"
+    return html.escape(f"{bet['outcome']}: expected ${bet['expected_payout']}, paid ${bet['observed_payout']}")

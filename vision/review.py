@@ -1,0 +1,200 @@
+"""One engine, two drivers: review a recorded video, or follow a live source.
+
+Every analysed frame goes the same way::
+
+    frame -> observer (detector, or a script's truth in tests) -> zone readings
+          -> ZoneTracker (stable zone states) -> RoundEngine (rounds, settlements, alerts) -> sinks
+
+:func:`run_engine` is the loop; :func:`live_events` is the same loop as a generator
+for the service; :mod:`vision.report` is the sink that writes the review's files.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Protocol
+
+import numpy as np
+
+from vision.rounds import Event, RoundEngine
+from vision.sources import Frame, FrameSource, Stopped
+from vision.tracking import ZoneTracker
+
+
+@dataclass
+class Observation:
+    """What one analysed frame shows, zone by zone.
+
+    Attributes:
+        cards: zone -> labels of the cards seen in it (``10H``, ``BACK``, ``unreadable``).
+        chips: zone -> chip value in dollars (``None`` where a stack was seen but not valued).
+        boxes: drawables for the annotated video: (label, (4,) xyxy px, colour BGR).
+    """
+
+    cards: dict[str, list[str]] = field(default_factory=dict)
+    chips: dict[str, float | None] = field(default_factory=dict)
+    boxes: list[tuple[str, np.ndarray, tuple[int, int, int]]] = field(default_factory=list)
+
+
+class Observer(Protocol):
+    """Turns a frame into zone readings (the detector, or a script's truth)."""
+
+    def observe(self, frame: Frame) -> Observation: ...
+
+
+class DetectorObserver:
+    """The ONNX detector (:class:`vision.detector.FrameReader`) as an observer.
+
+    Args:
+        reader: a FrameReader; table: its :class:`vision.detector.TableView`.
+        zone_map: optional :class:`calibration.zones.ZoneMap` to place cards and chip
+            stacks in zones (by card centre and stack base); the detector's own zones otherwise.
+    """
+
+    def __init__(self, reader, table, zone_map=None) -> None:
+        self.reader = reader
+        self.table = table
+        self.zone_map = zone_map
+
+    def observe(self, frame: Frame) -> Observation:
+        result = self.reader(frame.image, self.table)
+        obs = Observation()
+        card_boxes = np.array([c.box for c in result.cards], np.float32).reshape(-1, 4)
+        card_zones = ([c.zone for c in result.cards] if self.zone_map is None or not len(card_boxes)
+                      else self.zone_map.zone_of_boxes(card_boxes, "card"))
+        for c, zone in zip(result.cards, card_zones):
+            obs.boxes.append((c.label, np.asarray(c.box, np.float32), (60, 220, 255)))
+            if zone:
+                obs.cards.setdefault(zone, []).append(c.label)
+        rows = [row for row, _ in result.chips]
+        chip_boxes = result.dets.xyxy[rows] if rows else np.zeros((0, 4), np.float32)
+        chip_zones = ([result.dets.zone[r] for r in rows] if self.zone_map is None or not rows
+                      else self.zone_map.zone_of_boxes(chip_boxes, "chip"))
+        for (row, reading), zone in zip(result.chips, chip_zones):
+            value = getattr(reading, "value", None)
+            obs.boxes.append((f"${value}" if value is not None else "chips?", result.dets.xyxy[row], (80, 255, 80)))
+            if zone:
+                if value is None or obs.chips.get(zone, 0) is None:
+                    obs.chips[zone] = None
+                else:
+                    obs.chips[zone] = obs.chips.get(zone, 0) + value
+        return obs
+
+
+@dataclass
+class EngineRun:
+    """What a run produced: the engine (rounds, alerts), frames read and analysed, and where it stopped."""
+
+    engine: RoundEngine
+    frames_read: int = 0
+    frames_analysed: int = 0
+    last_t_s: float = 0.0
+    stopped: Stopped | None = None
+    seconds: float = 0.0
+    detect_seconds: float = 0.0
+
+
+FrameHook = Callable[[Frame, Observation | None, list[Event], RoundEngine], None]
+
+
+def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tracker: ZoneTracker,
+               analyse_fps: float = 10.0, on_frame: FrameHook | None = None,
+               progress: Callable[[int, float], None] | None = None) -> EngineRun:
+    """Drive the engine over every frame of ``source``.
+
+    Args:
+        source: frames in.
+        observer: turns analysed frames into zone readings.
+        engine, tracker: the round engine and the zone tracker.
+        analyse_fps: frames analysed per second of video (the rest are passed to ``on_frame`` only,
+            for the annotated video).
+        on_frame: called for every frame with its observation (``None`` when not analysed) and events.
+        progress: called with (frames read, video seconds) now and then.
+
+    Returns:
+        An :class:`EngineRun`; what was processed is kept even when the source stops early.
+    """
+    run = EngineRun(engine=engine)
+    step = 1.0 / analyse_fps if analyse_fps > 0 else 0.0
+    next_t = 0.0
+    t_start = time.perf_counter()
+    last_frame: Frame | None = None
+    for frame in source.frames():
+        run.frames_read += 1
+        last_frame = frame
+        run.last_t_s = frame.t_s
+        obs = None
+        events: list[Event] = []
+        if frame.t_s + 1e-6 >= next_t:
+            t0 = time.perf_counter()
+            obs = observer.observe(frame)
+            run.detect_seconds += time.perf_counter() - t0
+            run.frames_analysed += 1
+            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips)
+            events = engine.step(frame.index, frame.t_s, changes, frame.utc)
+            next_t = (int(frame.t_s / step + 1e-6) + 1) * step if step else 0.0
+        if on_frame is not None:
+            on_frame(frame, obs, events, engine)
+        if progress is not None and run.frames_read % 30 == 0:
+            progress(run.frames_read, frame.t_s)
+    if last_frame is not None:
+        events = engine.finish(last_frame.index, last_frame.t_s)
+        if on_frame is not None and events:
+            on_frame(last_frame, None, events, engine)
+    run.stopped = source.stopped
+    run.seconds = time.perf_counter() - t_start
+    return run
+
+
+def live_events(source: FrameSource, observer: Observer, engine: RoundEngine, tracker: ZoneTracker,
+                analyse_fps: float = 10.0) -> Iterator[tuple[Frame, Observation | None, list[Event]]]:
+    """The same loop as :func:`run_engine`, as a generator for a live source.
+
+    Yields (frame, observation or ``None``, events decided at this frame); each alert event
+    carries ``raised_t_s``, so the delay from the decidable frame to the alert is
+    ``alert.raised_t_s - alert.t_s``.
+    """
+    step = 1.0 / analyse_fps if analyse_fps > 0 else 0.0
+    next_t = 0.0
+    last: Frame | None = None
+    for frame in source.frames():
+        last = frame
+        obs, events = None, []
+        if frame.t_s + 1e-6 >= next_t:
+            obs = observer.observe(frame)
+            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips)
+            events = engine.step(frame.index, frame.t_s, changes, frame.utc)
+            next_t = (int(frame.t_s / step + 1e-6) + 1) * step if step else 0.0
+        yield frame, obs, events
+    if last is not None:
+        yield last, None, engine.finish(last.index, last.t_s)
+
+
+class FrameBuffer:
+    """The last ``seconds`` of frames (downscaled), for evidence images and clips."""
+
+    def __init__(self, seconds: float = 4.0, width: int = 960) -> None:
+        self.seconds = seconds
+        self.width = width
+        self.frames: deque[tuple[int, float, np.ndarray]] = deque()
+
+    def add(self, frame: Frame, image: np.ndarray | None = None) -> None:
+        import cv2
+
+        img = frame.image if image is None else image
+        h, w = img.shape[:2]
+        if w > self.width:
+            img = cv2.resize(img, (self.width, int(round(h * self.width / w / 2)) * 2), interpolation=cv2.INTER_AREA)
+        self.frames.append((frame.index, frame.t_s, img))
+        while self.frames and frame.t_s - self.frames[0][1] > self.seconds:
+            self.frames.popleft()
+
+    def nearest(self, index: int) -> np.ndarray | None:
+        if not self.frames:
+            return None
+        return min(self.frames, key=lambda f: abs(f[0] - index))[2]
+
+    def between(self, t0: float, t1: float) -> list[np.ndarray]:
+        return [img for _, t, img in self.frames if t0 <= t <= t1]

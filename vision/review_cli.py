@@ -1,0 +1,266 @@
+"""``pitwatch review`` and ``pitwatch eval review``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from api.errors import BadInput
+
+TRACKER_RISE_S = 0.25
+TRACKER_FALL_S = 0.6
+ENGINE_LATENCY_S = 0.7
+
+
+def build_engine(table, fps: float):
+    """A zone tracker and a round engine set up for ``table`` (a :class:`calibration.table.Table`)."""
+    from vision.rounds import RoundEngine
+    from vision.tracking import ZoneTracker
+
+    tracker = ZoneTracker([z.name for z in table.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S)
+    engine = RoundEngine(table.profile, table.id, fps=fps, latency_s=ENGINE_LATENCY_S)
+    return tracker, engine
+
+
+def detector_observer(table, threads: int | None = None):
+    """The ONNX detector as an observer for ``table``."""
+    from calibration.zones import ZoneMap
+    from vision.detector import FrameReader, TableView
+    from vision.review import DetectorObserver
+
+    calib = table.require_calibration()
+    camera = None
+    if calib.camera_matrix is None and getattr(calib, "extra", None):
+        camera = None
+    view = TableView(id=table.id, layout=table.layout, homography=calib.homography, camera=_camera_of(table),
+                     chip_set=_chip_set_of(table))
+    return DetectorObserver(FrameReader(threads=threads), view, ZoneMap(table.layout, calib))
+
+
+def _camera_of(table):
+    """The pinhole camera stored beside a rendered video's calibration, where there is one."""
+    if table.calibration_path is None:
+        return None
+    try:
+        data = json.loads(Path(table.calibration_path).read_text())
+    except (OSError, ValueError):
+        return None
+    cam = data.get("camera")
+    if not isinstance(cam, dict):
+        return None
+    from calibration.camera import PinholeCamera
+
+    return PinholeCamera.from_json(cam)
+
+
+def _chip_set_of(table):
+    from vision.chips import default_chip_set, parse_chip_set
+
+    try:
+        return parse_chip_set(table.chipset.to_mapping() if hasattr(table.chipset, "to_mapping") else None)
+    except Exception:  # noqa: BLE001 - fall back to the default set the renderer uses
+        return default_chip_set()
+
+
+def review(
+    video: Path = typer.Argument(..., help="recorded video file"),
+    table: Path = typer.Option(..., "--table", help="table file (YAML)"),
+    out: Path = typer.Option(..., "--out", help="output folder"),
+    no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
+    analyse_fps: float = typer.Option(10.0, "--analyse-fps", help="frames analysed per second of video"),
+    threads: Optional[int] = typer.Option(None, help="ONNX Runtime threads"),
+) -> None:
+    """Review a recorded video: report.json, report.html, evidence and annotated.mp4 in OUT."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from calibration.table import TableFileError, load_table
+    from vision.report import ReviewSink, build_report, write_report
+    from vision.review import run_engine
+    from vision.sources import SourceError, VideoFileSource
+
+    try:
+        tbl = load_table(table)
+        calib = tbl.require_calibration()
+    except TableFileError as exc:
+        raise BadInput(str(exc)) from exc
+    try:
+        source = VideoFileSource(video)
+    except SourceError as exc:
+        raise BadInput(str(exc)) from exc
+    w, h = calib.image_size
+    if (source.width, source.height) != (w, h):
+        raise BadInput(f"{video}: frames are {source.width}x{source.height} but the table's calibration is for "
+                       f"{w}x{h}: wrong table file or camera")
+    out.mkdir(parents=True, exist_ok=True)
+    observer = detector_observer(tbl, threads)
+    tracker, engine = build_engine(tbl, source.fps)
+    from calibration.zones import ZoneMap
+
+    zmap = ZoneMap(tbl.layout, calib)
+    sink = ReviewSink(out, source.fps, zone_polys=zmap.polygons_px(), annotated=not no_video)
+    total = source.expected_frames
+    with Progress(TextColumn("[bold]review[/bold] {task.description}"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total} frames"), TextColumn("{task.fields[fps]:.1f} fps"),
+                  TimeRemainingColumn(), transient=False, disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task(video.name, total=total, fps=0.0)
+        t0 = time.perf_counter()
+
+        def progress(n: int, t_s: float) -> None:
+            bar.update(task, completed=n, fps=n / max(1e-6, time.perf_counter() - t0))
+
+        try:
+            run = run_engine(source, observer, engine, tracker, analyse_fps=analyse_fps, on_frame=sink,
+                             progress=progress)
+        except BaseException:
+            sink.abort()
+            raise
+        bar.update(task, completed=run.frames_read)
+    sink.close()
+    report = build_report(video.name, source.fps, run.frames_read, tbl.id, engine, run.stopped)
+    write_report(out, report, annotated=not no_video)
+    _print_summary(report, run)
+
+
+def _print_summary(report: dict, run) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    t = Table(title=f"{report['video']}: {len(report['rounds'])} rounds")
+    for col in ("round", "start", "end", "up card", "seats", "alerts"):
+        t.add_column(col)
+    for r in report["rounds"]:
+        seats = "; ".join(f"{s['seat']}: {' '.join(s['cards'])}" for s in r["seats"])
+        alerts = ", ".join(f"{a['type']}@{a['seat']}" for a in r["alerts"]) or "-"
+        t.add_row(str(r["index"]), f"{r['start_s']:.1f}", f"{r['end_s']}", str(r["dealer"]["up"]), seats, alerts)
+    console.print(t)
+    speed = run.frames_read / max(1e-6, run.seconds)
+    console.print(f"{run.frames_read} frames read, {run.frames_analysed} analysed, {speed:.1f} frames/s "
+                  f"({speed / max(1e-6, report['fps']):.2f}x real time)")
+    if report.get("stopped"):
+        console.print(f"[yellow]stopped early: {report['stopped']}[/yellow]")
+
+
+def _parse_seeds(text: str) -> list[int]:
+    seeds: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if "-" in part:
+            a, b = part.split("-", 1)
+            seeds += list(range(int(a), int(b) + 1))
+        elif part:
+            seeds.append(int(part))
+    if not seeds:
+        raise BadInput("--seeds: give seeds like 100-159 or 1,2,3")
+    return seeds
+
+
+def eval_review(
+    seeds: str = typer.Option("1000-1019", help="seeds of the rendered videos, e.g. 1000-1059"),
+    fps: float = typer.Option(10.0, help="frame rate of the rendered videos"),
+    observer: str = typer.Option("detector", help="detector (ONNX models on rendered pixels) or oracle "
+                                                  "(the script's truth: scores the round engine alone)"),
+    as_json: bool = typer.Option(False, "--json"),
+    keep: Optional[Path] = typer.Option(None, help="keep the rendered videos and reports here"),
+) -> None:
+    """Render rounds with faults from SEEDS, review them, and score against truth.json."""
+    from datasets.rounds import RoundVideoOptions, script_video
+    from vision.scoring import score_video, summarise
+
+    try:
+        seed_list = _parse_seeds(seeds)
+    except ValueError as exc:
+        raise BadInput(f"--seeds: {exc}") from exc
+    if observer not in ("detector", "oracle"):
+        raise BadInput("--observer: detector or oracle")
+    scores, timings, latencies = [], [], []
+    for seed in seed_list:
+        script = script_video(RoundVideoOptions(seed=seed, fps=fps))
+        truth = json.loads(json.dumps(script.truth()))
+        t0 = time.perf_counter()
+        if observer == "oracle":
+            report, lat = _oracle_review(script)
+        else:
+            report, lat = _rendered_review(script, seed, keep)
+        timings.append(time.perf_counter() - t0)
+        latencies += lat
+        scores.append(score_video(truth, report, str(seed)))
+    summary = summarise(scores)
+    summary["observer"] = observer
+    summary["seconds_per_video_median"] = round(statistics.median(timings), 2)
+    if latencies:
+        summary["alert_latency_s"] = {"median": round(statistics.median(latencies), 3), "max": round(max(latencies), 3)}
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        print(json.dumps(summary, indent=1))
+
+
+def _oracle_review(script) -> tuple[dict, list[float]]:
+    """Review a script from its truth readings (no pixels): scores the tracker and round engine alone."""
+    from datasets.oracle import zone_readings
+    from vision.report import build_report
+    from vision.rounds import RoundEngine
+    from vision.tracking import ZoneTracker
+
+    fps = script.fps
+    tracker = ZoneTracker([z.name for z in script.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S)
+    engine = RoundEngine(script.profile, script.table_id, fps=fps, latency_s=ENGINE_LATENCY_S)
+    step = max(1, int(round(fps / 10)))
+    for f in range(0, script.frames, step):
+        t = f / fps
+        cards, chips = zone_readings(script.timeline.state_at(t))
+        engine.step(f, t, tracker.update(f, t, cards, chips))
+    engine.finish(script.frames - 1, (script.frames - 1) / fps)
+    report = build_report("video.mp4", fps, script.frames, script.table_id, engine, None)
+    lat = [a.raised_t_s - a.t_s for r in engine.rounds for a in r.alerts]
+    return json.loads(json.dumps(report)), lat
+
+
+def _rendered_review(script, seed: int, keep: Path | None) -> tuple[dict, list[float]]:
+    """Render the script to a video, review it with the detector, return the report."""
+    from datasets.round_cli import write_round_outputs
+
+    folder = Path(keep) / f"seed{seed}" if keep else Path(tempfile.mkdtemp(prefix="pitwatch-eval-"))
+    try:
+        write_round_outputs(folder, script.options)
+        out = folder / "review"
+        from typer.testing import CliRunner
+
+        from api.cli import app
+
+        res = CliRunner().invoke(app, ["review", str(folder / "video.mp4"), "--table", str(folder / "table.yaml"),
+                                       "--out", str(out), "--no-video"])
+        if res.exit_code != 0:
+            raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}")
+        report = json.loads((out / "report.json").read_text())
+        lat = [a.get("raised_t_s", a["t_s"]) - a["t_s"] for r in report["rounds"] for a in r["alerts"]]
+        return report, lat
+    finally:
+        if keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``review`` and ``eval review`` to the ``pitwatch`` app."""
+    app.command("review")(review)
+    eval_app = _eval_group(app)
+    eval_app.command("review")(eval_review)
+
+
+def _eval_group(app: typer.Typer) -> typer.Typer:
+    """The shared ``eval`` group (the detector's ``eval detect`` may have made it already)."""
+    for group in app.registered_groups:
+        if group.name == "eval":
+            return group.typer_instance
+    eval_app = typer.Typer(help="Measure accuracy on rendered and real data.", no_args_is_help=True)
+    app.add_typer(eval_app, name="eval")
+    return eval_app

@@ -1,0 +1,745 @@
+"""Round reconstruction and side-bet audit: from zone changes to rounds, settlements and alerts.
+
+The engine reads what the zones show over time (:class:`vision.tracking.ZoneChange`)
+and follows each round through its phases::
+
+    betting -> deal -> side-bet settlement -> play -> dealer's play -> settlement -> pick-up
+
+It records the wagers as they stood when the round's first card was dealt, the
+dealing sequence, each seat's first two cards (Switch Hands: the pair kept), hits,
+the dealer's up card and hole card, and the chips collected and paid per zone.
+At each settlement it asks :mod:`rules` for the expected outcome and payout and
+compares them with what the chips show; every difference is an :class:`Alert`.
+
+Ordering: changes arrive when the tracker has *confirmed* them, but carry the time
+they first showed.  The engine therefore holds them for ``latency_s`` (at least the
+tracker's longest confirmation delay) and processes them in the order they
+happened, so a losing wager collected just before a hit is never judged late
+because its disappearance took longer to confirm than the hit's arrival.
+
+Payout attribution: the dealer pays each winning wager with its own stack in the
+seat's payout zone, in the order the procedure prescribes: match-the-dealer right
+after the deal (before the dealer's hole card is turned), then the main wager once
+the dealer's hand is complete, then the blackjack bonus after the round (2.20(f)).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+from rules.cards import BACK, UNREADABLE, Card, parse_card
+from rules.dealing import DealEvent, check_dealing_order
+from rules.bonus import bonus_wager_violations
+from rules.main_wager import main_wager_violations
+from rules.match_the_dealer import mtd_wager_violations
+from rules.money import money_json
+from rules.profile import TableProfile
+from rules.settle import SeatHand, settle_round
+from vision.tracking import ZoneChange
+
+SIDE_BETS = ("mtd", "bonus")
+DROP_TOLERANCE_S = 1.5
+"""An emptied spot this long before the moment that settles it still counts as that settlement
+(the dealer's hand hides the last card dealt while the other hand already collects)."""
+PINCH_WAIT_S = 6.0
+"""An emptied spot whose settling moment has not come after this long is judged as pinching."""
+WAGERS = ("main", "mtd", "bonus")
+
+
+@dataclass
+class Alert:
+    """A wrong payout, a wrong step, or something the monitor could not decide.
+
+    Attributes:
+        type: a contracts' alert type (``mtd_underpaid``, ``dealing_order``, ...).
+        seat: seat number, ``"dealer"``, or ``None`` for table-wide alerts.
+        t_s, frame: the first frame that showed what makes the alert decidable.
+        expected, observed: dollars (or recipients for ``dealing_order``).
+        wager: ``main``, ``mtd`` or ``bonus`` for alerts on one wager.
+        rule: the section broken.
+        message: for a person.
+        cards: the cards that decided it (seat's first two, the up card).
+        raised_t_s, raised_frame: when the engine raised it (decision latency = raised - t_s).
+        round_index: the round it belongs to.
+        utc: wall-clock time of ``t_s`` where the source gives it.
+        evidence, clip, clip_sha256: files written by the report sink.
+    """
+
+    type: str
+    seat: int | str | None
+    t_s: float
+    frame: int
+    expected: Any = None
+    observed: Any = None
+    wager: str | None = None
+    rule: str = ""
+    message: str = ""
+    cards: list[str] = field(default_factory=list)
+    raised_t_s: float = 0.0
+    raised_frame: int = 0
+    round_index: int = 0
+    utc: datetime | None = None
+    evidence: str | None = None
+    clip: str | None = None
+    clip_sha256: str | None = None
+
+    def to_json(self) -> dict:
+        out: dict = {"type": self.type, "seat": self.seat, "t_s": round(self.t_s, 3), "frame": self.frame,
+                     "expected": _jsonable(self.expected), "observed": _jsonable(self.observed)}
+        if self.wager:
+            out["wager"] = self.wager
+        if self.utc is not None:
+            out["utc"] = self.utc.isoformat()
+        out["rule"] = self.rule
+        out["message"] = self.message
+        if self.cards:
+            out["cards"] = self.cards
+        out["raised_t_s"] = round(self.raised_t_s, 3)
+        if self.evidence:
+            out["evidence"] = self.evidence
+        if self.clip:
+            out["clip"] = self.clip
+            out["clip_sha256"] = self.clip_sha256
+        return out
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (Fraction, int)) and not isinstance(v, bool):
+        return money_json(v)
+    if isinstance(v, float):
+        return money_json(Fraction(str(v)))
+    return v
+
+
+@dataclass
+class Event:
+    """Something the engine decided: ``round_started``, ``card_dealt``, ``side_bets_due``, ``alert``, ``round_ended``."""
+
+    kind: str
+    t_s: float
+    frame: int
+    round_index: int
+    data: dict = field(default_factory=dict)
+
+
+@dataclass
+class SeatRecord:
+    """One seat's part of a round, as observed."""
+
+    seat: int
+    wagers: dict[str, float] = field(default_factory=dict)
+    dealt: list[str] = field(default_factory=list)       # labels in arrival order, the deal only
+    kept: list[str] | None = None                        # Switch Hands: the pair kept
+    hits: list[str] = field(default_factory=list)
+    expected: dict[str, Any] = field(default_factory=dict)   # wager -> WagerResult
+    observed_payout: dict[str, Fraction] = field(default_factory=dict)
+    settled_t: dict[str, float] = field(default_factory=dict)
+    collected: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def first_two(self) -> list[str]:
+        if self.kept is not None:
+            return self.kept
+        return self.dealt[:2]
+
+
+@dataclass
+class RoundRecord:
+    """A round as reconstructed (the contracts' report ``rounds[]`` entry)."""
+
+    index: int
+    start_s: float
+    start_frame: int
+    end_s: float | None = None
+    first_card_s: float | None = None
+    seats: dict[int, SeatRecord] = field(default_factory=dict)
+    dealer: list[str] = field(default_factory=list)
+    deal: list[tuple[DealEvent, str, float]] = field(default_factory=list)
+    alerts: list[Alert] = field(default_factory=list)
+    sidebets_due_s: float | None = None
+    first_extra_card_s: float | None = None
+    hole_revealed_s: float | None = None
+    pickup_done_s: float | None = None
+    phase: str = "betting"
+    pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
+
+    def to_json(self) -> dict:
+        up = self.dealer[0] if self.dealer else None
+        seats = []
+        for number in sorted(self.seats):
+            s = self.seats[number]
+            placed = {k: _jsonable(v) for k, v in s.wagers.items() if v}
+            if not placed:
+                continue
+            entry: dict = {"seat": number, "cards": s.first_two, "hits": s.hits, "wagers": placed}
+            if s.kept is not None:
+                entry["switched"] = [c for c in s.dealt if c not in s.kept][:2] if len(s.dealt) >= 4 else []
+            for bet in SIDE_BETS:
+                if bet in placed:
+                    res = s.expected.get(bet)
+                    expected = None
+                    outcome = "open"
+                    if res is not None:
+                        outcome = res.outcome
+                        expected = res.payout if res.payout is not None else (
+                            [money_json(res.payout_min), money_json(res.payout_max)] if res.payout_min is not None
+                            else None)
+                    entry[bet] = {"outcome": outcome, "expected_payout": _jsonable(expected),
+                                  "observed_payout": _jsonable(s.observed_payout.get(bet, 0))}
+            seats.append(entry)
+        return {"index": self.index, "start_s": round(self.start_s, 3),
+                "end_s": round(self.end_s, 3) if self.end_s is not None else None,
+                "dealer": {"up": up, "cards": [c for c in self.dealer]},
+                "seats": seats,
+                "deal": [{"to": e.recipient, "face_up": e.face_up, "card": label, "t_s": round(t, 3)}
+                         for e, label, t in self.deal],
+                "alerts": [a.to_json() for a in sorted(self.alerts, key=lambda a: a.t_s)]}
+
+
+def _zone_parts(zone: str) -> tuple[int | str | None, str]:
+    """``seat3.mtd`` -> (3, "mtd"); ``dealer.cards`` -> ("dealer", "cards"); ``discard`` -> (None, "discard")."""
+    if zone.startswith("seat"):
+        head, _, kind = zone.partition(".")
+        return int(head[4:]), kind
+    if zone.startswith("dealer."):
+        return "dealer", zone.split(".", 1)[1]
+    return None, zone
+
+
+class RoundEngine:
+    """Follows rounds through their phases and audits the side bets.
+
+    Args:
+        profile: the table's rules (:class:`rules.profile.TableProfile`).
+        table_id: the table file's ``id`` (goes into every alert's evidence).
+        latency_s: how long changes are held so they are processed in the order they
+            happened; at least the tracker's ``fall_s``.
+        flip_window_s: a face-down card leaving and a face-up card arriving in the same
+            zone within this time is one card turned over, not a new card.
+    """
+
+    def __init__(self, profile: TableProfile, table_id: str = "", fps: float = 30.0, latency_s: float = 0.7,
+                 flip_window_s: float = 1.5) -> None:
+        self.profile = profile
+        self.fps = fps
+        self.table_id = table_id
+        self.latency_s = latency_s
+        self.flip_window_s = flip_window_s
+        self.rounds: list[RoundRecord] = []
+        self.current: RoundRecord | None = None
+        self._queue: list[tuple[float, int, ZoneChange]] = []
+        self._seq = 0
+        self._chips: dict[str, float | None] = {}         # zone -> value after the changes processed so far
+        self._cards: dict[str, list[str]] = {}            # zone -> labels present, processed so far
+        self._pending_flips: list[tuple[str, float]] = []  # (zone, t) of BACK departures awaiting a face
+        self._utc0: datetime | None = None
+        self._now_frame = 0
+        self._now_t = 0.0
+        self._burn_seen = False
+        self._new_shoe = True
+
+    # -- feeding ------------------------------------------------------------------------------
+
+    def step(self, frame: int, t_s: float, changes: list[ZoneChange], utc: datetime | None = None) -> list[Event]:
+        """Take the changes the tracker confirmed at this frame; returns the events decided so far."""
+        if utc is not None and self._utc0 is None:
+            from datetime import timedelta
+
+            self._utc0 = utc - timedelta(seconds=t_s)
+        self._now_frame, self._now_t = frame, t_s
+        for ch in changes:
+            heapq.heappush(self._queue, (ch.t_s, self._seq, ch))
+            self._seq += 1
+        events: list[Event] = []
+        while self._queue and self._queue[0][0] <= t_s - self.latency_s:
+            _, _, ch = heapq.heappop(self._queue)
+            events += self._process(ch)
+        if self.current is not None and self.current.pending_drops:
+            events += self._judge_drops(self.current, t_s - self.latency_s)
+        events += self._check_round_end()
+        return events
+
+    def finish(self, frame: int, t_s: float) -> list[Event]:
+        """End of the source: process what is held and close the open round as it stands."""
+        self._now_frame, self._now_t = frame, t_s
+        events: list[Event] = []
+        while self._queue:
+            _, _, ch = heapq.heappop(self._queue)
+            events += self._process(ch)
+        events += self._check_round_end()
+        if self.current is not None:
+            events += self._close_round(t_s, complete=False)
+        return events
+
+    # -- processing one change ----------------------------------------------------------------
+
+    def _process(self, ch: ZoneChange) -> list[Event]:
+        owner, kind = _zone_parts(ch.zone)
+        if self.current is not None and self.current.phase == "closing" and not (
+                ch.kind == "chips" and (ch.after or 0) > (self._chips.get(ch.zone) or 0)
+                and kind in WAGERS):
+            self.current.end_s = ch.t_s
+        if ch.kind == "chips":
+            before = self._chips.get(ch.zone, 0)
+            self._chips[ch.zone] = ch.after
+            if kind in WAGERS and isinstance(owner, int):
+                return self._wager_change(ch, owner, kind, before)
+            if kind == "payout" and isinstance(owner, int):
+                return self._payout_change(ch, owner, before)
+            return []
+        labels = self._cards.setdefault(ch.zone, [])
+        if ch.kind == "card_left":
+            if ch.label in labels:
+                labels.remove(ch.label)
+            if ch.label == BACK and kind == "cards":
+                self._pending_flips.append((ch.zone, ch.t_s))
+            return self._card_left(ch, owner, kind)
+        labels.append(ch.label)
+        return self._card_arrived(ch, owner, kind)
+
+    def _open_round(self, t_s: float, frame: int) -> list[Event]:
+        index = len(self.rounds)
+        self.current = RoundRecord(index=index, start_s=t_s, start_frame=frame)
+        self.rounds.append(self.current)
+        return [Event("round_started", t_s, frame, index)]
+
+    def _wager_change(self, ch: ZoneChange, seat: int, kind: str, before: float | None) -> list[Event]:
+        events: list[Event] = []
+        r = self.current
+        if r is None or r.phase == "closing":
+            if r is not None:
+                events += self._close_round(ch.t_s, complete=True)
+            if ch.after:
+                events += self._open_round(ch.t_s, ch.frame)
+            return events
+        if r.phase == "betting":
+            return events
+        s = r.seats.get(seat)
+        wager = s.wagers.get(kind) if s else None
+        if r.pickup_done_s is not None and ch.t_s >= r.pickup_done_s:
+            return events  # players taking their chips back after the round
+        after = ch.after or 0
+        if not wager:
+            if after:
+                events += self._alert(r, "past_posting", seat, ch, expected=0, observed=after, wager=kind,
+                                      rule=_wager_rule(self.profile, kind),
+                                      message=f"chips placed on seat {seat}'s {kind} wager after the first card")
+            return events
+        settled = kind in s.settled_t
+        if after == 0 and not settled:
+            # an emptied spot is a settlement if it comes with (or just before) the moment that
+            # settles it: judged when that moment is known, or as pinching when it never comes
+            due = r.sidebets_due_s if kind in SIDE_BETS else r.hole_revealed_s
+            if due is None or ch.t_s < due - DROP_TOLERANCE_S:
+                r.pending_drops.append((seat, kind, ch))
+                return events
+            return events + self._settled_by_collection(r, s, kind, ch)
+        if settled:
+            return events
+        if after > wager:
+            events += self._alert(r, "past_posting", seat, ch, expected=wager, observed=after, wager=kind,
+                                  rule=_wager_rule(self.profile, kind),
+                                  message=f"seat {seat}'s {kind} wager grew from ${money_json(_money(wager))} to "
+                                          f"${money_json(_money(after))} after the first card")
+        elif after < wager:
+            events += self._alert(r, "pinching", seat, ch, expected=wager, observed=after, wager=kind,
+                                  rule=_wager_rule(self.profile, kind),
+                                  message=f"chips taken from seat {seat}'s {kind} wager before it was settled: "
+                                          f"${money_json(_money(wager))} -> ${money_json(_money(after))}")
+        return events
+
+    def _settled_by_collection(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
+        s.settled_t[kind] = ch.t_s
+        s.collected[kind] = True
+        return self._check_late(r, s, kind, ch)
+
+    def _judge_drops(self, r: RoundRecord, now_t: float) -> list[Event]:
+        """Emptied spots: a collection when the settling moment came within the tolerance, else pinching."""
+        events: list[Event] = []
+        keep = []
+        for seat, kind, ch in r.pending_drops:
+            due = r.sidebets_due_s if kind in SIDE_BETS else r.hole_revealed_s
+            s = r.seats[seat]
+            if due is not None and ch.t_s >= due - DROP_TOLERANCE_S:
+                events += self._settled_by_collection(r, s, kind, ch)
+            elif due is not None or now_t - ch.t_s > PINCH_WAIT_S:
+                events += self._alert(r, "pinching", seat, ch, expected=s.wagers[kind], observed=0, wager=kind,
+                                      rule=_wager_rule(self.profile, kind),
+                                      message=f"seat {seat}'s {kind} wager taken off before it was settled")
+            else:
+                keep.append((seat, kind, ch))
+        r.pending_drops = keep
+        return events
+
+    def _payout_change(self, ch: ZoneChange, seat: int, before: float | None) -> list[Event]:
+        r = self.current
+        if r is None or r.phase in ("betting", "closing") or (ch.after or 0) <= (before or 0):
+            return []
+        if r.pickup_done_s is not None and ch.t_s >= r.pickup_done_s:
+            return []
+        s = r.seats.get(seat)
+        if s is None:
+            return []
+        amount = _money(ch.after or 0) - _money(before or 0)
+        # which wager this stack pays, by the order of the procedure
+        if r.hole_revealed_s is None or ch.t_s < r.hole_revealed_s:
+            target = "mtd" if s.wagers.get("mtd") else None
+        else:
+            main_res = self._main_result(r, s)
+            main_wins = main_res is None or main_res.outcome == "win"
+            if main_wins and "main" not in s.observed_payout:
+                target = "main"
+            else:
+                target = "bonus" if s.wagers.get("bonus") else "main"
+        if target is None:
+            return []
+        s.observed_payout[target] = s.observed_payout.get(target, Fraction(0)) + amount
+        s.settled_t.setdefault(target, ch.t_s)
+        events: list[Event] = []
+        if target == "mtd":
+            events += self._check_late(r, s, "mtd", ch)
+        if target in SIDE_BETS:
+            events += self._check_payout(r, s, target, ch)
+        return events
+
+    def _main_result(self, r: RoundRecord, s: SeatRecord):
+        """The main wager's outcome once the dealer's hand is complete (``None`` if the cards cannot tell)."""
+        if "main" in s.expected:
+            return s.expected["main"]
+        cards = s.first_two + s.hits
+        if not s.wagers.get("main") or len(s.first_two) != 2 or not r.dealer or any(
+                c in (BACK, UNREADABLE) for c in cards + r.dealer):
+            return None
+        hand = SeatHand(s.seat, tuple(parse_card(c) for c in s.first_two), {"main": _money(s.wagers["main"])},
+                        tuple(parse_card(c) for c in s.hits))
+        dealer = [parse_card(c) for c in r.dealer]
+        s.expected["main"] = settle_round(self.profile, dealer[0], [hand], dealer_cards=dealer).seats[0].main
+        return s.expected["main"]
+
+    def _check_payout(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
+        res = s.expected.get(bet)
+        if res is None or res.outcome in ("void", "open", "none"):
+            return []
+        paid = s.observed_payout.get(bet, Fraction(0))
+        if res.payout_min is not None:
+            lo, hi = res.payout_min, res.payout_max
+            if lo <= paid <= hi:
+                return []
+            expected = lo if paid < lo else hi
+        else:
+            expected = res.payout or 0
+        if paid == expected:
+            return []
+        kind = f"{bet}_underpaid" if paid < expected else f"{bet}_overpaid"
+        rule = "13:69F-2.20(j)" if bet == "bonus" else _mtd_rule(self.profile, "odds")
+        return self._alert(r, kind, s.seat, ch, expected=expected, observed=paid, wager=bet, rule=rule,
+                           message=f"seat {s.seat} {'match-the-dealer' if bet == 'mtd' else 'blackjack bonus'} "
+                                   f"paid ${money_json(paid)}, the rules say ${money_json(expected)}",
+                           cards=s.first_two + ([r.dealer[0]] if r.dealer and bet == "mtd" else []))
+
+    def _check_late(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
+        if bet != "mtd" or r.first_extra_card_s is None or ch.t_s <= r.first_extra_card_s:
+            return []
+        return self._alert(r, "mtd_settled_late", s.seat, ch, expected=None, observed=None, wager="mtd",
+                           rule=_mtd_rule(self.profile, "timing"),
+                           message=f"seat {s.seat}'s match-the-dealer wager settled after a card beyond the "
+                                   "initial deal")
+
+    # -- cards -----------------------------------------------------------------------------------
+
+    def _card_arrived(self, ch: ZoneChange, owner, kind: str) -> list[Event]:
+        events: list[Event] = []
+        if kind not in ("cards", "bonus") or owner is None:
+            if ch.zone == "discard" and ch.label == BACK:
+                return self._burn(ch)
+            return events
+        r = self.current
+        if r is None or r.phase == "closing":
+            if r is not None:
+                events += self._close_round(ch.t_s, complete=True)
+            events += self._open_round(ch.t_s, ch.frame)
+            r = self.current
+        if kind == "bonus":
+            return events  # a bonus winner's cards tucked under the wager: not a new card
+        # a face-down card turned over in place is not a new card
+        if ch.label != BACK and BACK in self._cards.get(ch.zone, ()) and self._take_queued_departure(ch):
+            self._cards[ch.zone].remove(BACK)
+            return events + self._card_turned(r, ch, owner)
+        for i, (zone, t) in enumerate(self._pending_flips):
+            if zone == ch.zone and abs(ch.t_s - t) <= self.flip_window_s and ch.label != BACK:
+                self._pending_flips.pop(i)
+                return events + self._card_turned(r, ch, owner)
+        # the dealer's only face-down card is the hole card: once it has left the felt face down,
+        # the next face card to the dealer is that card turned over (it may move while turning)
+        if (owner == "dealer" and ch.label != BACK and BACK in r.dealer
+                and BACK not in self._cards.get(ch.zone, ())[:-1] and r.phase != "deal"):
+            self._pending_flips = [(z, t) for z, t in self._pending_flips if z != ch.zone]
+            return events + self._card_turned(r, ch, owner)
+        if r.phase == "betting":
+            events += self._first_card(r, ch)
+        if r.phase == "deal":
+            events += self._dealt(r, ch, owner)
+        else:
+            events += self._extra_card(r, ch, owner)
+        return events
+
+    def _card_left(self, ch: ZoneChange, owner, kind: str) -> list[Event]:
+        return []  # departures matter at pick-up, which _check_round_end reads from the zones
+
+    def _take_queued_departure(self, arrival: ZoneChange) -> bool:
+        """Remove a queued face-down departure from the same zone close in time to ``arrival`` (a flip)."""
+        for i, (t, _, ch) in enumerate(self._queue):
+            if (ch.kind == "card_left" and ch.zone == arrival.zone and ch.label == BACK
+                    and abs(t - arrival.t_s) <= self.flip_window_s):
+                self._queue.pop(i)
+                heapq.heapify(self._queue)
+                return True
+        return False
+
+    def _burn(self, ch: ZoneChange) -> list[Event]:
+        r = self.current
+        if r is not None and r.phase == "betting":
+            r.deal.append((DealEvent("burn", False), BACK, ch.t_s))
+        return []
+
+    def _first_card(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
+        """The round's first card: snapshot the wagers and check them (13:69F-2.23(c), 19.6(b), 2.20(a))."""
+        r.phase = "deal"
+        r.first_card_s = ch.t_s
+        events: list[Event] = []
+        for zone, value in self._chips.items():
+            owner, kind = _zone_parts(zone)
+            if isinstance(owner, int) and kind in WAGERS and value:
+                r.seats.setdefault(owner, SeatRecord(owner)).wagers[kind] = value
+        # wager limits and incompatible wagers, as the wagers stood at the first card
+        offered = {b for s in r.seats.values() for b in SIDE_BETS if s.wagers.get(b)}
+        config = self.profile.config_violations(offered=offered)
+        for s in sorted(r.seats.values(), key=lambda x: x.seat):
+            main = _money(s.wagers["main"]) if s.wagers.get("main") else None
+            limits = main_wager_violations(self.profile, main, s.seat) if main else []
+            if s.wagers.get("mtd"):
+                limits += mtd_wager_violations(self.profile, _money(s.wagers["mtd"]), main, s.seat)
+            if s.wagers.get("bonus"):
+                limits += bonus_wager_violations(_money(s.wagers["bonus"]), main, s.seat)
+            for v in limits:
+                events += self._alert(r, "wager_over_limit", s.seat, ch, expected=_limit_of(self.profile, s, v.wager),
+                                      observed=s.wagers.get(v.wager), wager=v.wager, rule=v.rule, message=v.message)
+            for v in config:
+                if s.wagers.get(v.wager or ""):
+                    events += self._alert(r, "incompatible_wager", s.seat, ch, expected=None,
+                                          observed=s.wagers.get(v.wager), wager=v.wager, rule=v.rule,
+                                          message=v.message)
+        events.append(Event("first_card", ch.t_s, ch.frame, r.index,
+                            {"wagers": {s.seat: dict(s.wagers) for s in r.seats.values()}}))
+        return events
+
+    def _wagered(self, r: RoundRecord) -> list[int]:
+        return sorted(s.seat for s in r.seats.values() if s.wagers.get("main"))
+
+    def _dealt(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
+        events: list[Event] = []
+        face_up = ch.label != BACK
+        recipient = owner
+        if owner == "dealer":
+            r.dealer.append(ch.label)
+        else:
+            r.seats.setdefault(owner, SeatRecord(owner)).dealt.append(ch.label)
+        r.deal.append((DealEvent(recipient, face_up), ch.label, ch.t_s))
+        events.append(Event("card_dealt", ch.t_s, ch.frame, r.index,
+                            {"to": recipient, "card": ch.label, "face_up": face_up}))
+        seats = self._wagered(r)
+        order = self.profile.effective_deal_order
+        if seats and not any(a.type == "dealing_order" for a in r.alerts):
+            burn = self.profile.expects_burn_card and self._new_shoe
+            observed = [e for e, _, _ in r.deal]
+            try:
+                v = check_dealing_order(observed, seats, order, burn_expected=burn)
+            except ValueError:
+                v = None
+            if v is not None:
+                who = v.recipient if v.recipient != "burn" else None
+                exp = v.expected.recipient if v.expected is not None else None
+                events += self._alert(r, "dealing_order", who, ch, expected=exp, observed=v.recipient,
+                                      rule=v.rule, message=v.message)
+        # side bets come due once every player (and, in Spanish 21, the dealer) has two cards
+        per_seat = 4 if order == "switch_hands" else 2
+        if r.sidebets_due_s is None and seats and all(len(r.seats[s].dealt) >= 2 for s in seats) and (
+                self.profile.game != "spanish21" or len(r.dealer) >= 2) and r.dealer:
+            r.sidebets_due_s = ch.t_s
+            events += self._side_bets_due(r, ch)
+        if seats and all(len(r.seats[s].dealt) >= per_seat for s in seats) and len(r.dealer) >= 2:
+            r.phase = "play"
+            self._new_shoe = False
+            if order == "switch_hands":
+                for s in seats:
+                    rec = r.seats[s]
+                    rec.kept = [c for c in rec.dealt[2:4]]  # until the player switches
+        return events
+
+    def _side_bets_due(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
+        """Expected side-bet outcomes, decided by the up card and each seat's first two cards."""
+        events: list[Event] = []
+        up_label = r.dealer[0]
+        bettors = [s for s in r.seats.values() if any(s.wagers.get(b) for b in SIDE_BETS)]
+        if not bettors:
+            return events
+        if up_label in (BACK, UNREADABLE):
+            for s in bettors:
+                events += self._alert(r, "unreadable", "dealer", ch, message="the dealer's up card could not be read")
+            return events
+        up = parse_card(up_label)
+        for s in bettors:
+            first = s.dealt[:2]
+            if any(c in (BACK, UNREADABLE) for c in first):
+                events += self._alert(r, "unreadable", s.seat, ch,
+                                      message=f"seat {s.seat}'s first two cards could not be read: {first}")
+                continue
+            hand = SeatHand(s.seat, tuple(parse_card(c) for c in first),
+                            {k: _money(v) for k, v in s.wagers.items() if v})
+            res = settle_round(self.profile, up, [hand]).seats[0]
+            for bet in SIDE_BETS:
+                if s.wagers.get(bet):
+                    s.expected[bet] = res.result(bet)
+        events.append(Event("side_bets_due", ch.t_s, ch.frame, r.index,
+                            {s.seat: {b: s.expected[b].outcome for b in s.expected} for s in bettors}))
+        return events
+
+    def _card_turned(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
+        if owner == "dealer":
+            if BACK in r.dealer:
+                r.dealer[r.dealer.index(BACK)] = ch.label
+            if r.hole_revealed_s is None:
+                r.hole_revealed_s = ch.t_s
+                r.phase = "dealer"
+            return []
+        s = r.seats.get(owner)
+        if s is not None:
+            if BACK in s.dealt:
+                s.dealt[s.dealt.index(BACK)] = ch.label
+            if s.kept is not None:
+                # Switch Hands: the face-down pair, turned over, is the pair kept
+                turned = [c for c in s.dealt[:2] if c != BACK]
+                s.kept = turned[-2:] if len(turned) >= 2 else turned
+        return []
+
+    def _extra_card(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
+        if owner == "dealer":
+            r.dealer.append(ch.label)
+            if len(r.dealer) > 2 and r.first_extra_card_s is None:
+                r.first_extra_card_s = ch.t_s
+            return []
+        s = r.seats.setdefault(owner, SeatRecord(owner))
+        s.hits.append(ch.label)
+        if r.first_extra_card_s is None:
+            r.first_extra_card_s = ch.t_s
+        return []
+
+    # -- round end ----------------------------------------------------------------------------------
+
+    def _check_round_end(self) -> list[Event]:
+        r = self.current
+        if r is None or r.phase in ("betting", "closing") or r.first_card_s is None:
+            return []
+        cards_left = any(labels for zone, labels in self._cards.items()
+                         if zone.startswith(("seat", "dealer.")) and labels)
+        if cards_left:
+            return []
+        # all cards picked up: the moment the last card left
+        r.pickup_done_s = self._now_t - self.latency_s
+        return self._end_checks(r)
+
+    def _end_checks(self, r: RoundRecord) -> list[Event]:
+        """After pick-up: losing side bets never collected, winners never paid (2.23(e), 2.20(e))."""
+        events: list[Event] = []
+        ch = ZoneChange("end", "", self._frame_at(r.pickup_done_s), r.pickup_done_s, self._now_frame, self._now_t)
+        for s in r.seats.values():
+            for bet in SIDE_BETS:
+                res = s.expected.get(bet)
+                if res is None or not s.wagers.get(bet):
+                    continue
+                if res.outcome == "lose" and not s.collected.get(bet) and self._chips.get(f"seat{s.seat}.{bet}"):
+                    events += self._alert(r, f"{bet}_not_collected", s.seat, ch, expected=s.wagers[bet], observed=0,
+                                          wager=bet, rule="13:69F-2.20(e)" if bet == "bonus" else
+                                          _mtd_rule(self.profile, "timing"),
+                                          message=f"seat {s.seat}'s losing {bet} wager was never collected")
+                if res.outcome == "win" and bet not in s.observed_payout:
+                    expected = res.payout if res.payout is not None else res.payout_min
+                    events += self._alert(r, f"{bet}_underpaid", s.seat, ch, expected=expected, observed=0,
+                                          wager=bet, rule="13:69F-2.20(j)" if bet == "bonus" else
+                                          _mtd_rule(self.profile, "odds"),
+                                          message=f"seat {s.seat}'s winning {bet} wager was never paid")
+        r.phase = "closing"
+        return events
+
+    def _close_round(self, t_s: float, complete: bool) -> list[Event]:
+        r = self.current
+        if r is None:
+            return []
+        if r.end_s is None:
+            r.end_s = t_s
+        self.current = None
+        return [Event("round_ended", t_s, self._now_frame, r.index, {"complete": complete})]
+
+    # -- alerts ------------------------------------------------------------------------------------
+
+    def _frame_at(self, t_s: float) -> int:
+        return max(0, int(round(t_s * self.fps)))
+
+    def _alert(self, r: RoundRecord, kind: str, seat, ch: ZoneChange, expected=None, observed=None,
+               wager: str | None = None, rule: str = "", message: str = "", cards: list[str] | None = None) -> list[Event]:
+        if any(a.type == kind and a.seat == seat and a.wager == wager for a in r.alerts):
+            return []
+        utc = None
+        if self._utc0 is not None:
+            from datetime import timedelta
+
+            utc = self._utc0 + timedelta(seconds=ch.t_s)
+        s = r.seats.get(seat) if isinstance(seat, int) else None
+        alert = Alert(type=kind, seat=seat, t_s=ch.t_s, frame=ch.frame, expected=expected, observed=observed,
+                      wager=wager, rule=rule, message=message,
+                      cards=cards if cards is not None else (s.first_two if s else []),
+                      raised_t_s=self._now_t, raised_frame=self._now_frame, round_index=r.index, utc=utc)
+        r.alerts.append(alert)
+        return [Event("alert", ch.t_s, ch.frame, r.index, {"alert": alert})]
+
+
+def _money(v: float | int | Fraction) -> Fraction:
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, int):
+        return Fraction(v)
+    return Fraction(str(v))
+
+
+def _wager_rule(profile: TableProfile, kind: str) -> str:
+    if kind == "bonus":
+        return "13:69F-2.20(b)"
+    if kind == "mtd":
+        return "13:69F-19.6(b)" if profile.game == "spanish21" else "13:69F-2.23(c)"
+    return "13:69F-2.3"
+
+
+def _mtd_rule(profile: TableProfile, what: str) -> str:
+    if profile.game == "spanish21":
+        return "13:69F-19.6(d)" if what == "timing" else "13:69F-19.6(e)"
+    return "13:69F-2.23(e)" if what == "timing" else "13:69F-2.23(f)"
+
+
+def _limit_of(profile: TableProfile, s: SeatRecord, wager: str | None) -> Any:
+    amount = s.wagers.get(wager or "")
+    if wager == "bonus":
+        return 5 if amount and amount > 5 else 1
+    if wager == "mtd":
+        limits = [v for v in (s.wagers.get("main") if profile.game == "spanish21" else None, profile.mtd_max)
+                  if v is not None]
+        if profile.game == "spanish21" and amount is not None and amount < 1:
+            return 1
+        return min(limits) if limits else None
+    amount = s.wagers.get("main")
+    if profile.main_min is not None and amount is not None and amount < profile.main_min:
+        return profile.main_min
+    return profile.main_max

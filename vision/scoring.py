@@ -1,0 +1,114 @@
+"""Scoring a review against the truth of a rendered video (``truth.json``).
+
+Rounds are paired by time overlap.  A round is *right* when, for every seat the
+truth lists, the first two cards, the wagers and the expected side-bet payouts
+match, and the dealer's up card matches.  Alerts are compared as sets of
+(round, type, seat) for precision and recall.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def _overlap(a: dict, b: dict) -> float:
+    a0, a1 = a["start_s"], a["end_s"] if a["end_s"] is not None else a["start_s"] + 1e9
+    b0, b1 = b["start_s"], b["end_s"] if b["end_s"] is not None else b["start_s"] + 1e9
+    return max(0.0, min(a1, b1) - max(a0, b0))
+
+
+def pair_rounds(truth: list[dict], got: list[dict]) -> list[tuple[dict, dict | None]]:
+    """Each truth round with the reported round overlapping it most (or ``None``)."""
+    pairs = []
+    used: set[int] = set()
+    for t in truth:
+        best, best_ov = None, 0.0
+        for g in got:
+            ov = _overlap(t, g)
+            if ov > best_ov and g["index"] not in used:
+                best, best_ov = g, ov
+        if best is not None:
+            used.add(best["index"])
+        pairs.append((t, best))
+    return pairs
+
+
+def _seat_key(s: dict) -> dict:
+    out = {"cards": s.get("cards"), "wagers": {k: float(v) for k, v in s.get("wagers", {}).items()}}
+    for bet in ("mtd", "bonus"):
+        if bet in s:
+            out[bet] = s[bet].get("expected_payout")
+    return out
+
+
+@dataclass
+class VideoScore:
+    """Scores of one video."""
+
+    rounds: int = 0
+    rounds_right: int = 0
+    alerts_true: set = field(default_factory=set)
+    alerts_got: set = field(default_factory=set)
+    wrong: list = field(default_factory=list)
+
+    @property
+    def hits(self) -> int:
+        return len(self.alerts_true & self.alerts_got)
+
+
+def score_video(truth: dict, report: dict, video_id: str = "") -> VideoScore:
+    """Compare one report with its truth (both in the contracts' report form)."""
+    score = VideoScore()
+    for t, g in pair_rounds(truth["rounds"], report["rounds"]):
+        score.rounds += 1
+        for a in t["alerts"]:
+            score.alerts_true.add((video_id, t["index"], a["type"], str(a["seat"])))
+        if g is None:
+            score.wrong.append((video_id, t["index"], "round not found"))
+            continue
+        for a in g["alerts"]:
+            score.alerts_got.add((video_id, t["index"], a["type"], str(a["seat"])))
+        problems = []
+        if t["dealer"]["up"] != g["dealer"]["up"]:
+            problems.append(f"up card {g['dealer']['up']} != {t['dealer']['up']}")
+        got_seats = {s["seat"]: s for s in g["seats"]}
+        for s in t["seats"]:
+            mine = got_seats.get(s["seat"])
+            if mine is None:
+                problems.append(f"seat {s['seat']} missing")
+            elif _seat_key(mine) != _seat_key(s):
+                problems.append(f"seat {s['seat']}: {_seat_key(mine)} != {_seat_key(s)}")
+        if problems:
+            score.wrong.append((video_id, t["index"], "; ".join(problems)))
+        else:
+            score.rounds_right += 1
+    # alerts reported in rounds the truth does not have
+    paired = {g["index"] for _, g in pair_rounds(truth["rounds"], report["rounds"]) if g is not None}
+    for g in report["rounds"]:
+        if g["index"] not in paired:
+            for a in g["alerts"]:
+                score.alerts_got.add((video_id, f"extra{g['index']}", a["type"], str(a["seat"])))
+    return score
+
+
+def summarise(scores: list[VideoScore]) -> dict:
+    """Totals over videos: round accuracy, alert precision and recall, and per-type counts."""
+    rounds = sum(s.rounds for s in scores)
+    right = sum(s.rounds_right for s in scores)
+    true = set().union(*(s.alerts_true for s in scores)) if scores else set()
+    got = set().union(*(s.alerts_got for s in scores)) if scores else set()
+    hit = true & got
+    by_type: dict[str, dict[str, int]] = {}
+    for key in true | got:
+        row = by_type.setdefault(key[2], {"true": 0, "reported": 0, "hit": 0})
+        row["true"] += key in true
+        row["reported"] += key in got
+        row["hit"] += key in hit
+    return {"videos": len(scores), "rounds": rounds, "rounds_right": right,
+            "round_accuracy": round(right / rounds, 4) if rounds else None,
+            "alerts_true": len(true), "alerts_reported": len(got), "alerts_hit": len(hit),
+            "precision": round(len(hit) / len(got), 4) if got else None,
+            "recall": round(len(hit) / len(true), 4) if true else None,
+            "by_type": dict(sorted(by_type.items())),
+            "missed": sorted(map(str, true - got))[:50], "false": sorted(map(str, got - true))[:50],
+            "wrong_rounds": [w for s in scores for w in s.wrong][:50]}
