@@ -285,9 +285,19 @@ class _WorkFrames:
         self.scale = float(watch.calibration.px_per_mm([watch.layout.table_center])[0]) * watch.factor
 
     def frame(self, t_s: float, light: float) -> np.ndarray:
-        """One check's input at video time ``t_s`` under overall light level ``light``."""
+        """One check's input at video time ``t_s`` under overall light level ``light``.
+
+        The scene (pool frame and extra occluders) holds for a random spell (mean 2 s)
+        as a resting hand or a dealt card would; light, noise and blur change every check.
+        """
         rng = self.rng
-        img = self.pool[int(rng.integers(len(self.pool)))].copy()
+        if t_s >= getattr(self, "_until", -1.0):
+            self._until = t_s + float(rng.exponential(2.0))
+            self._scene = self._occlude(self.pool[int(rng.integers(len(self.pool)))].copy())
+        return self._light(self._scene, light)
+
+    def _occlude(self, img: np.ndarray) -> np.ndarray:
+        rng = self.rng
         s = self.scale
         h, w = img.shape
         # extra occluders: the dealer's arms reaching in, loose cards, chip stacks (grey levels of skin, paper, chips)
@@ -304,6 +314,10 @@ class _WorkFrames:
         for _ in range(int(rng.integers(0, 6))):
             c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
             cv2.circle(img, c, max(2, int(19.5 * s)), float(rng.uniform(30, 220)), -1, cv2.LINE_AA)
+        return img
+
+    def _light(self, img: np.ndarray, light: float) -> np.ndarray:
+        rng = self.rng
         # light: level, a gradient in a random direction, sensor noise, now and then motion blur
         a = rng.uniform(0, 2 * math.pi)
         grad = 1 + rng.uniform(0, 0.3) * (self.xx * math.cos(a) + self.yy * math.sin(a))

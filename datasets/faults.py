@@ -41,7 +41,7 @@ wager also carry ``wager`` (``main``, ``mtd`` or ``bonus``).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
 
@@ -60,14 +60,6 @@ FAULT_SIDE_BET: dict[str, str | None] = {
     "past_posting": None, "pinching": None, "dealing_order": None, "wager_over_limit": None,
 }
 """The side bet a fault needs the table to offer (``None``: any table)."""
-
-FAULT_RULE: dict[str, str] = {
-    "mtd_underpaid": "13:69F-2.23(f)", "mtd_overpaid": "13:69F-2.23(f)", "mtd_not_collected": "13:69F-2.23(e)",
-    "mtd_settled_late": "13:69F-2.23(e)", "bonus_not_collected": "13:69F-2.20(e)",
-    "bonus_underpaid": "13:69F-2.20(j)", "bonus_overpaid": "13:69F-2.20(j)", "past_posting": "13:69F-2.23(c)",
-    "pinching": "13:69F-2.23(c)", "dealing_order": "13:69F-2.6", "wager_over_limit": "13:69F-2.23(c)",
-}
-"""Where each fault breaks the rules (blackjack sections; Spanish 21 and Switch Hands differ, see rounds)."""
 
 FAULT_SHARE = 1 / 3
 """About one round in three carries a fault."""
@@ -360,6 +352,3 @@ def alert_record(kind: str, seat: int | str | None, frame: int, fps: float, expe
         out["wager"] = wager
     return out
 
-
-def with_amount(fault: Fault, amount: Fraction) -> Fault:
-    return replace(fault, amount=amount)

@@ -14,7 +14,8 @@ import numpy as np
 from datasets.scene import TableState
 
 
-def zone_readings(state: TableState, hide_under_hands: bool = True) -> tuple[dict[str, list[str]], dict[str, float]]:
+def zone_readings(state: TableState, hide_under_hands: bool = True,
+                  with_points: bool = False) -> tuple:
     """Cards and chip values per zone in ``state``.
 
     Args:
@@ -22,7 +23,8 @@ def zone_readings(state: TableState, hide_under_hands: bool = True) -> tuple[dic
         hide_under_hands: drop cards and stacks whose centre lies under a hand occluder.
 
     Returns:
-        (zone -> card labels, zone -> chip value in dollars); objects in transit (no zone) are left out.
+        (zone -> card labels, zone -> chip value in dollars), plus zone -> card centres (mm) when
+        ``with_points``; objects in transit (no zone) are left out.
     """
     hands = [np.asarray(h.polygon, np.float32) for h in state.hands] if hide_under_hands else []
 
@@ -34,13 +36,17 @@ def zone_readings(state: TableState, hide_under_hands: bool = True) -> tuple[dic
         return any(cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), False) >= 0 for poly in hands)
 
     cards: dict[str, list[str]] = defaultdict(list)
+    points: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for c in state.cards:
         if c.zone is None or hidden(c.center):
             continue
         cards[c.zone].append(c.card if c.face_up else "BACK")
+        points[c.zone].append((float(c.center[0]), float(c.center[1])))
     chips: dict[str, float] = defaultdict(float)
     for st in state.chips:
         if st.zone is None or hidden(st.center):
             continue
         chips[st.zone] += st.value
+    if with_points:
+        return dict(cards), dict(chips), dict(points)
     return dict(cards), dict(chips)

@@ -357,6 +357,11 @@ class Renderer:
         t = np.linspace(0, 2 * math.pi, _CHIP_SEGMENTS, endpoint=False)
         self._ring_normals = np.stack([np.cos(t), np.sin(t)], 1)
         self._zones: dict[tuple[float, float], str | None] = {}
+        # Drawn cards and chip stacks by what they are and where they lie: in a video most of the table
+        # stands still from frame to frame, so each is warped once and then only laid on the frame.
+        self._sprites: OrderedDict = OrderedDict()
+        self._shadow_key: bytes | None = None
+        self._shadowed: np.ndarray | None = None
         self.background = self._background()
         fx = st.effects
         self.gain = light_gain(self.Hgt, self.W, fx) if (fx.lighting > 0 or fx.colour_temp or fx.brightness != 1.0) else None
@@ -388,24 +393,55 @@ class Renderer:
         h = max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1])) / CARD_H_MM
         return max(w, h)
 
-    def _warp_rgba(self, img: np.ndarray, tex: np.ndarray, Htex: np.ndarray, quad: np.ndarray,
-                   rng: np.random.Generator | None = None, glare: float = 0.0) -> None:
-        x0 = max(0, int(math.floor(quad[:, 0].min())))
-        y0 = max(0, int(math.floor(quad[:, 1].min())))
-        x1 = min(self.W, int(math.ceil(quad[:, 0].max())) + 1)
-        y1 = min(self.Hgt, int(math.ceil(quad[:, 1].max())) + 1)
-        if x0 >= x1 or y0 >= y1:
-            return
+    def _patch(self, tex: np.ndarray, Htex: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Warp BGRA ``tex`` through ``Htex`` (texture px -> image px) into the image box (x0, y0, x1, y1):
+        its BGR and its alpha as float32 0..1."""
+        x0, y0, x1, y1 = box
         T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ Htex
         patch = cv2.warpPerspective(tex, T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                                     borderValue=(0, 0, 0, 0))
-        rgb = np.ascontiguousarray(patch[..., :3])
+        return np.ascontiguousarray(patch[..., :3]), patch[..., 3].astype(np.float32) * np.float32(1 / 255.0)
+
+    def _box(self, pts: np.ndarray, pad: int = 1) -> tuple[int, int, int, int] | None:
+        """Integer box round ``pts`` (K, 2) px, clipped to the frame; ``None`` when off frame."""
+        x0 = max(0, int(math.floor(pts[:, 0].min())) - pad)
+        y0 = max(0, int(math.floor(pts[:, 1].min())) - pad)
+        x1 = min(self.W, int(math.ceil(pts[:, 0].max())) + pad + 1)
+        y1 = min(self.Hgt, int(math.ceil(pts[:, 1].max())) + pad + 1)
+        return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
+
+    @staticmethod
+    def _blend(canvas: np.ndarray, x0: int, y0: int, bgr: np.ndarray, a: np.ndarray) -> None:
+        """Lay ``bgr`` with alpha ``a`` (float32 0..1) on ``canvas`` at (x0, y0), clipped to the canvas."""
+        H, W = canvas.shape[:2]
+        h, w = a.shape
+        xa, ya, xb, yb = max(0, x0), max(0, y0), min(W, x0 + w), min(H, y0 + h)
+        if xa >= xb or ya >= yb:
+            return
+        sub = (slice(ya - y0, yb - y0), slice(xa - x0, xb - x0))
+        aa = np.ascontiguousarray(a[sub])
+        roi = canvas[ya:yb, xa:xb]
+        roi[:] = cv2.blendLinear(np.ascontiguousarray(bgr[sub]), np.ascontiguousarray(roi), aa, 1.0 - aa)
+
+    def _card_sprite(self, tex: np.ndarray, Htex: np.ndarray, quad: np.ndarray, rng: np.random.Generator | None,
+                     glare: float) -> tuple[int, int, np.ndarray, np.ndarray] | None:
+        box = self._box(quad, 0)
+        if box is None:
+            return None
+        bgr, a = self._patch(tex, Htex, box)
         if glare > 0 and rng is not None:
-            g = glare_patch(y1 - y0, x1 - x0, rng, glare)
-            rgb = cv2.add(rgb, cv2.merge([g, g, g]))
-        a = patch[..., 3].astype(np.float32) * np.float32(1 / 255.0)
-        roi = img[y0:y1, x0:x1]
-        roi[:] = cv2.blendLinear(rgb, np.ascontiguousarray(roi), a, 1.0 - a)
+            g = glare_patch(box[3] - box[1], box[2] - box[0], rng, glare)
+            bgr = cv2.add(bgr, cv2.merge([g, g, g]))
+        return box[0], box[1], bgr, a
+
+    def _shadowed_background(self, state: TableState) -> np.ndarray:
+        """The background with the state's shadows, reused while nothing that casts one has moved."""
+        key = repr(([(c.center, c.angle_deg) for c in state.cards], [(s.center, s.count) for s in state.chips],
+                    [(h.polygon, h.height_mm) for h in state.hands])).encode()
+        if key != self._shadow_key or self._shadowed is None:
+            self._shadowed = self._shadows(self.background, state)
+            self._shadow_key = key
+        return self._shadowed
 
     def _shadows(self, img: np.ndarray, state: TableState) -> np.ndarray:
         strength = self.style.effects.shadows
@@ -450,6 +486,13 @@ class Renderer:
         out[Y0:Y1, X0:X1] = cv2.multiply(img[Y0:Y1, X0:X1], cv2.merge([keep, keep, keep]), scale=1 / 255.0)
         return out
 
+    _SPRITES_KEPT = 400
+
+    def _keep(self, key, sprite) -> None:
+        self._sprites[key] = sprite
+        if len(self._sprites) > self._SPRITES_KEPT:
+            self._sprites.popitem(last=False)
+
     def zone_of(self, center: tuple[float, float]) -> str | None:
         """The name of the layout zone containing ``center`` (mm), memoised (layouts do not move)."""
         key = (round(float(center[0]), 1), round(float(center[1]), 1))
@@ -473,18 +516,28 @@ class Renderer:
         hull = cv2.convexHull(np.concatenate([px[0], px[-1]]).astype(np.float32)).reshape(-1, 2).astype(np.float64)
         return px, hull
 
-    def _draw_stack(self, img: np.ndarray, s: ChipStack, rims: np.ndarray, hull: np.ndarray) -> None:
+    def _stack_sprite(self, s: ChipStack, rims: np.ndarray, hull: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray] | None:
+        """The stack drawn once on black and once on white: colour and alpha follow (a sprite to lay on any frame)."""
+        box = self._box(hull, 1)
+        if box is None or s.count <= 0:
+            return None
+        x0, y0, x1, y1 = box
+        black = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
+        white = np.full_like(black, 255)
+        self._draw_stack(black, (x0, y0), s, rims)
+        self._draw_stack(white, (x0, y0), s, rims)
+        cover = 1.0 - (white.astype(np.float32) - black.astype(np.float32)).mean(-1) * np.float32(1 / 255.0)
+        a = np.clip(cover, 0.0, 1.0).astype(np.float32)
+        bgr = np.clip(black.astype(np.float32) / np.maximum(a, 1e-3)[..., None], 0, 255).astype(np.uint8)
+        return x0, y0, bgr, a
+
+    def _draw_stack(self, roi: np.ndarray, origin: tuple[int, int], s: ChipStack, rims: np.ndarray) -> None:
+        """Draw stack ``s`` on ``roi``, a canvas whose top-left pixel is image pixel ``origin``."""
         n = s.count
-        if n <= 0:
-            return
         kinds = [self.chipset.kind(layer.denomination) for layer in s.layers for _ in range(layer.count)]
-        x0 = max(0, int(math.floor(hull[:, 0].min())) - 1)
-        y0 = max(0, int(math.floor(hull[:, 1].min())) - 1)
-        x1 = min(self.W, int(math.ceil(hull[:, 0].max())) + 2)
-        y1 = min(self.Hgt, int(math.ceil(hull[:, 1].max())) + 2)
-        if x0 >= x1 or y0 >= y1:
-            return
-        roi = img[y0:y1, x0:x1]
+        x0, y0 = origin
+        h_roi, w_roi = roi.shape[:2]
+        x1, y1 = x0 + w_roi, y0 + h_roi
         off = np.array([x0, y0], np.float64)
         k = 16
         to_i = lambda p: np.round((p - off) * k).astype(np.int32)  # noqa: E731
@@ -543,7 +596,10 @@ class Renderer:
         A = np.array([[c / sp, -si / sp, 0], [si / sp, c / sp, 0], [0, 0, 1.0]])
         A[:2, 2] = np.asarray(s.center) - A[:2, :2] @ np.array([S / 2, S / 2])
         Hz = plane_homography(self.camera, -n * CHIP_THICKNESS_MM) @ A
-        self._warp_rgba(img, face, Hz, top)
+        fb = self._box(top, 0)
+        if fb is not None:
+            bgr, a = self._patch(face, Hz, fb)
+            self._blend(roi, fb[0] - x0, fb[1] - y0, bgr, a)
 
     def _draw_hand(self, img: np.ndarray, poly_px: np.ndarray, skin_rgb: tuple[int, int, int]) -> None:
         x0 = max(0, int(math.floor(poly_px[:, 0].min())))
@@ -581,9 +637,7 @@ class Renderer:
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(0 if rng is None else rng)
         st = self.style
         fx = st.effects
-        img = self._shadows(self.background, state)
-        if img is self.background:
-            img = img.copy()
+        img = self._shadowed_background(state).copy()
 
         order = sorted(range(len(state.cards)), key=lambda i: (state.cards[i].layer, i))
         corners = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]])
@@ -601,12 +655,20 @@ class Renderer:
                                   for b in self.deck.index_boxes(c.card).as_list()]
             if not np.all(np.isfinite(quad)):
                 continue
-            scale = self._texture_scale(quad)
-            tex = self.deck.face(c.card, scale) if c.face_up else back_texture(st.back, scale)
-            sp = tex.shape[1] / CARD_W_MM
-            Htex = HA @ np.diag([1 / sp, 1 / sp, 1.0])
-            glare = fx.glare if (fx.glare_p > 0 and rng.random() < fx.glare_p) else 0.0
-            self._warp_rgba(img, tex, Htex, quad, rng, glare)
+            key = ("card", c.card, c.face_up, c.center, c.angle_deg)
+            sprite = self._sprites.get(key)
+            if key in self._sprites:
+                self._sprites.move_to_end(key)
+            if sprite is None:
+                scale = self._texture_scale(quad)
+                tex = self.deck.face(c.card, scale) if c.face_up else back_texture(st.back, scale)
+                sp = tex.shape[1] / CARD_W_MM
+                Htex = HA @ np.diag([1 / sp, 1 / sp, 1.0])
+                glare = fx.glare if (fx.glare_p > 0 and rng.random() < fx.glare_p) else 0.0
+                sprite = self._card_sprite(tex, Htex, quad, rng, glare)
+                self._keep(key, sprite)
+            if sprite is not None:
+                self._blend(img, *sprite)
             if st.card_edges:
                 cv2.polylines(img, [np.round(quad * 16).astype(np.int32)], True, (150, 150, 150), 1, cv2.LINE_AA, 4)
 
@@ -617,7 +679,16 @@ class Renderer:
         # far stacks first, so nearer ones cover them
         stacks.sort(key=lambda j: -float(np.linalg.norm(np.r_[state.chips[j].center, 0.0] - self.cam_center)))
         for j in stacks:
-            self._draw_stack(img, state.chips[j], *geo[j])
+            s = state.chips[j]
+            key = ("stack", s.center, s.layers)
+            sprite = self._sprites.get(key)
+            if key in self._sprites:
+                self._sprites.move_to_end(key)
+            if sprite is None:
+                sprite = self._stack_sprite(s, *geo[j])
+                self._keep(key, sprite)
+            if sprite is not None:
+                self._blend(img, *sprite)
 
         hand_polys = []
         for hand in state.hands:
@@ -633,31 +704,38 @@ class Renderer:
 
     def _truth(self, state, order, quads, index_quads, stack_order, geo, hand_polys):
         W, Hh = self.W, self.Hgt
-        hands = [(p, _bbox(p)) for p in hand_polys]
-        chip_occ = {j: (geo[j][1], _bbox(geo[j][1])) for j in geo}
+        # every occluder (cards in drawing order, then stacks nearest last, then hands) with its box,
+        # so each region only rasterises the few that overlap it
+        polys = [quads[i] for i in order] + [geo[j][1] for j in stack_order] + list(hand_polys)
+        boxes = np.array([_bbox(p) for p in polys]).reshape(-1, 4)
+        n_cards = len(order)
+
+        def over(poly: np.ndarray, start: int) -> list:
+            """Occluders drawn after position ``start`` that overlap ``poly``'s box."""
+            b = _bbox(poly)
+            idx = np.nonzero((boxes[:, 0] < b[2]) & (b[0] < boxes[:, 2]) & (boxes[:, 1] < b[3]) & (b[1] < boxes[:, 3]))[0]
+            return [(polys[k], tuple(boxes[k])) for k in idx if k > start]
+
         cards_out: list[CardTruth | None] = [None] * len(state.cards)
         for rank_pos, i in enumerate(order):
             c = state.cards[i]
-            later = [(quads[k], _bbox(quads[k])) for k in order[rank_pos + 1 :]]
-            occ = later + list(chip_occ.values()) + hands
-            vis, box = visible_part(quads[i], occ, W, Hh, grid=40)
-            boxes, fracs = [], []
+            vis, box = visible_part(quads[i], over(quads[i], rank_pos), W, Hh, grid=40)
+            boxes_i, fracs = [], []
             if c.face_up:
                 for iq in index_quads[i]:
-                    f, b = visible_part(iq, occ, W, Hh, grid=24)
+                    f, b = visible_part(iq, over(iq, rank_pos), W, Hh, grid=24)
                     fracs.append(f)
                     if f >= 0.5 and b is not None:
-                        boxes.append(b)
+                        boxes_i.append(b)
             zone = c.zone if c.zone is not None else self.zone_of(c.center)
             ident = str(parse_card(c.card))
-            cards_out[i] = CardTruth(ident if c.face_up else BACK, ident, quads[i], c.face_up, boxes, zone, vis, box,
+            cards_out[i] = CardTruth(ident if c.face_up else BACK, ident, quads[i], c.face_up, boxes_i, zone, vis, box,
                                      index_quads.get(i, []), fracs, rank_pos)
         chips_out: list[ChipTruth] = []
         pos = {j: p for p, j in enumerate(stack_order)}
         for j, s in enumerate(state.chips):
             hull = geo[j][1]
-            nearer = [chip_occ[k] for k in stack_order[pos[j] + 1 :]]
-            vis, _ = visible_part(hull, nearer + hands, W, Hh, grid=32)
+            vis, _ = visible_part(hull, over(hull, n_cards + pos[j]), W, Hh, grid=32)
             x1, y1, x2, y2 = _bbox(hull)
             box = (max(0.0, x1), max(0.0, y1), min(float(W), x2), min(float(Hh), y2))
             box = box if box[0] < box[2] and box[1] < box[3] else None

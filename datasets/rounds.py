@@ -769,7 +769,7 @@ class _RoundPlanner:
                     shoe.swap_in(hole, lambda c: c.rank not in ten and c.rank != "A")
                 cards = shoe.peek(len(events))
                 if not any(hand_total([cards[i] for i in idx[s][:2]]).total <= 16 for s in seats):
-                    shoe.swap_in(idx[seats[0]][1], lambda c: c.rank in ("2", "3", "4", "5", "6"))
+                    shoe.swap_in(idx[seats[0]][1], lambda c: c.rank in ("2", "3", "4", "5"))
 
 
 # -- timing the rounds ---------------------------------------------------------------------------
@@ -1388,7 +1388,7 @@ class RenderStats:
 
 
 def render_video(script: VideoScript, path, style=None, crf: int = 26, preset: str = "veryfast",
-                 progress: Callable[[int, int], None] | None = None) -> RenderStats:
+                 progress: Callable[[int, int], None] | None = None, keyframe_s: float = 10.0) -> RenderStats:
     """Draw every frame of ``script`` and encode it as H.264 (yuv420p MP4) at ``path``.
 
     Frame ``i`` shows the table at ``i / fps`` seconds.  A frame whose table state
@@ -1399,6 +1399,8 @@ def render_video(script: VideoScript, path, style=None, crf: int = 26, preset: s
         path: the ``.mp4`` to write.
         style: a :class:`datasets.render.Style` (default: :func:`video_style` of the seed).
         crf, preset: x264 quality and speed.
+        keyframe_s: seconds between key frames.  The felt's texture makes a key frame cost
+            as much as seconds of the mostly still table between them, so they are kept apart.
         progress: called with (frames done, frames in all) after each frame.
     """
     import time
@@ -1415,7 +1417,8 @@ def render_video(script: VideoScript, path, style=None, crf: int = 26, preset: s
     # one fixed noise draw for the whole video: sensor noise that changed every frame
     # would cost most of the bit rate and make the sample video too big to commit
     noise_seed = _rng(script.options.seed, "noise").randrange(1 << 31)
-    with H264Writer(path, fps, script.camera.width, script.camera.height, crf=crf, preset=preset) as writer:
+    with H264Writer(path, fps, script.camera.width, script.camera.height, crf=crf, preset=preset,
+                    gop=max(1, round(keyframe_s * fps))) as writer:
         for i in range(script.frames):
             state = script.timeline.state_at(i / fps)
             if image is None or state != last_state:

@@ -7,7 +7,7 @@ the sizes the runtime's zone crops (1.2 px/mm) and tiles produce.  Crops are
 centred near a random card or chip stack (sometimes anywhere).  Labels:
 
 * ``0 index``: every visible corner index of a face-up card (the scene's ``index_boxes``);
-* ``1 BACK``: the visible part (``box``) of each face-down card;
+* ``1 BACK``: the visible part (``box``) of each face-down card at least half visible;
 * ``2 chip``: each chip stack's silhouette box.
 
 Boxes cut by the crop's edge keep their inside part when at least 60 % of the box
@@ -33,7 +33,7 @@ def _objects(scene: dict) -> list[tuple[int, list[float]]]:
         if c.get("face_up", True) and c.get("label") != "BACK":
             for b in c.get("index_boxes", []):
                 objs.append((0, [float(v) for v in b]))
-        else:
+        elif c.get("visible", 1.0) >= 0.5:  # a sliver of a covered back would teach a box around other cards
             box = c.get("box")
             if box is None and c.get("quad"):
                 q = np.array(c["quad"], float)
@@ -41,7 +41,7 @@ def _objects(scene: dict) -> list[tuple[int, list[float]]]:
             if box is not None:
                 objs.append((1, [float(v) for v in box]))
     for ch in scene.get("chips", []):
-        if ch.get("box") is not None:
+        if ch.get("box") is not None and ch.get("visible", 1.0) >= 0.4:
             objs.append((2, [float(v) for v in ch["box"]]))
     return objs
 

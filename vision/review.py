@@ -31,11 +31,13 @@ class Observation:
         cards: zone -> labels of the cards seen in it (``10H``, ``BACK``, ``unreadable``).
         chips: zone -> chip value in dollars (``None`` where a stack was seen but not valued).
         boxes: drawables for the annotated video: (label, (4,) xyxy px, colour BGR).
+        card_points: zone -> (x, y) mm of each card in ``cards`` (same order), where known.
     """
 
     cards: dict[str, list[str]] = field(default_factory=dict)
     chips: dict[str, float | None] = field(default_factory=dict)
     boxes: list[tuple[str, np.ndarray, tuple[int, int, int]]] = field(default_factory=list)
+    card_points: dict[str, list[tuple[float, float]]] | None = None
 
 
 class Observer(Protocol):
@@ -64,10 +66,16 @@ class DetectorObserver:
         card_boxes = np.array([c.box for c in result.cards], np.float32).reshape(-1, 4)
         card_zones = ([c.zone for c in result.cards] if self.zone_map is None or not len(card_boxes)
                       else self.zone_map.zone_of_boxes(card_boxes, "card"))
-        for c, zone in zip(result.cards, card_zones):
+        card_mm = (self.zone_map.box_anchor_mm(card_boxes, "card") if self.zone_map is not None and len(card_boxes)
+                   else None)
+        if card_mm is not None:
+            obs.card_points = {}
+        for i, (c, zone) in enumerate(zip(result.cards, card_zones)):
             obs.boxes.append((c.label, np.asarray(c.box, np.float32), (60, 220, 255)))
             if zone:
                 obs.cards.setdefault(zone, []).append(c.label)
+                if card_mm is not None:
+                    obs.card_points.setdefault(zone, []).append((float(card_mm[i][0]), float(card_mm[i][1])))
         rows = [row for row, _ in result.chips]
         chip_boxes = result.dets.xyxy[rows] if rows else np.zeros((0, 4), np.float32)
         chip_zones = ([result.dets.zone[r] for r in rows] if self.zone_map is None or not rows
@@ -132,7 +140,7 @@ def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tra
             obs = observer.observe(frame)
             run.detect_seconds += time.perf_counter() - t0
             run.frames_analysed += 1
-            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips)
+            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points)
             events = engine.step(frame.index, frame.t_s, changes, frame.utc)
             next_t = (int(frame.t_s / step + 1e-6) + 1) * step if step else 0.0
         if on_frame is not None:
@@ -164,7 +172,7 @@ def live_events(source: FrameSource, observer: Observer, engine: RoundEngine, tr
         obs, events = None, []
         if frame.t_s + 1e-6 >= next_t:
             obs = observer.observe(frame)
-            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips)
+            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points)
             events = engine.step(frame.index, frame.t_s, changes, frame.utc)
             next_t = (int(frame.t_s / step + 1e-6) + 1) * step if step else 0.0
         yield frame, obs, events

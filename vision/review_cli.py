@@ -217,8 +217,8 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
     step = max(1, int(round(fps / 10)))
     for f in range(0, script.frames, step):
         t = f / fps
-        cards, chips = zone_readings(script.timeline.state_at(t))
-        engine.step(f, t, tracker.update(f, t, cards, chips))
+        cards, chips, points = zone_readings(script.timeline.state_at(t), with_points=True)
+        engine.step(f, t, tracker.update(f, t, cards, chips, points))
     engine.finish(script.frames - 1, (script.frames - 1) / fps)
     report = build_report("video.mp4", fps, script.frames, script.table_id, engine, None)
     lat = [a.raised_t_s - a.t_s for r in engine.rounds for a in r.alerts]

@@ -133,6 +133,7 @@ class SeatRecord:
     seat: int
     wagers: dict[str, float] = field(default_factory=dict)
     dealt: list[str] = field(default_factory=list)       # labels in arrival order, the deal only
+    dealt_at: list = field(default_factory=list)         # (x, y) mm of each dealt card where known
     kept: list[str] | None = None                        # Switch Hands: the pair kept
     hits: list[str] = field(default_factory=list)
     expected: dict[str, Any] = field(default_factory=dict)   # wager -> WagerResult
@@ -546,8 +547,13 @@ class RoundEngine:
         recipient = owner
         if owner == "dealer":
             r.dealer.append(ch.label)
+            if len(r.dealer) == 2 and face_up and r.hole_revealed_s is None:
+                # the hole card was never seen face down: the dealer's hand is open from here on
+                r.hole_revealed_s = ch.t_s
         else:
-            r.seats.setdefault(owner, SeatRecord(owner)).dealt.append(ch.label)
+            rec = r.seats.setdefault(owner, SeatRecord(owner))
+            rec.dealt.append(ch.label)
+            rec.dealt_at.append(ch.position)
         r.deal.append((DealEvent(recipient, face_up), ch.label, ch.t_s))
         events.append(Event("card_dealt", ch.t_s, ch.frame, r.index,
                             {"to": recipient, "card": ch.label, "face_up": face_up}))
@@ -618,8 +624,16 @@ class RoundEngine:
             return []
         s = r.seats.get(owner)
         if s is not None:
-            if BACK in s.dealt:
-                s.dealt[s.dealt.index(BACK)] = ch.label
+            backs = [i for i, c in enumerate(s.dealt) if c == BACK]
+            if backs:
+                # the card turned over is the face-down card lying where the face now shows
+                known = [i for i in backs if i < len(s.dealt_at) and s.dealt_at[i] is not None]
+                if ch.position is not None and known:
+                    i = min(known, key=lambda j: (s.dealt_at[j][0] - ch.position[0]) ** 2
+                            + (s.dealt_at[j][1] - ch.position[1]) ** 2)
+                else:
+                    i = backs[0]
+                s.dealt[i] = ch.label
             if s.kept is not None:
                 # Switch Hands: the face-down pair, turned over, is the pair kept
                 turned = [c for c in s.dealt[:2] if c != BACK]

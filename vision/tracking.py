@@ -42,6 +42,7 @@ class ZoneChange:
     label: str | None = None
     before: float | None = None
     after: float | None = None
+    position: tuple[float, float] | None = None
 
 
 @dataclass
@@ -49,6 +50,7 @@ class _Pending:
     value: object
     frame: int
     t_s: float
+    points: list = field(default_factory=list)
 
 
 class _StableSignal:
@@ -61,14 +63,14 @@ class _StableSignal:
         self._pending: _Pending | None = None
         self._history: deque[tuple[float, object]] = deque()
 
-    def update(self, reading: object, frame: int, t_s: float) -> tuple[_Pending, object] | None:
+    def update(self, reading: object, frame: int, t_s: float, points: list | None = None) -> tuple[_Pending, object] | None:
         """Feed one reading; returns (first sighting, old value) when the stable value changes."""
         if reading == self.value:
             self._pending = None
             return None
         if self._pending is None or self._pending.value != reading:
             # a reading that flickers between two new values restarts the clock only when it changes again
-            self._pending = _Pending(reading, frame, t_s)
+            self._pending = _Pending(reading, frame, t_s, list(points or []))
             return None
         rising = _as_number(reading) > _as_number(self.value)
         wait = self.rise_s if rising else self.fall_s
@@ -78,6 +80,27 @@ class _StableSignal:
             self._pending = None
             return first, old
         return None
+
+
+def _changed_points(known: list, now: list, arrived: bool) -> list:
+    """The positions that came (``arrived``) or went: points of one list not near any of the other."""
+    if arrived:
+        out, pool = [], list(known)
+        for p in now:
+            near = min(pool, key=lambda q: (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2, default=None)
+            if near is not None and (near[0] - p[0]) ** 2 + (near[1] - p[1]) ** 2 < 20.0 ** 2:
+                pool.remove(near)
+            else:
+                out.append(p)
+        return out
+    out, pool = [], list(now)
+    for q in known:
+        near = min(pool, key=lambda p: (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2, default=None)
+        if near is not None and (near[0] - q[0]) ** 2 + (near[1] - q[1]) ** 2 < 20.0 ** 2:
+            pool.remove(near)
+        else:
+            out.append(q)
+    return out
 
 
 def _as_number(v: object) -> float:
@@ -121,9 +144,11 @@ class ZoneTracker:
         self.state: dict[str, ZoneState] = {z: ZoneState() for z in self.zones}
         self._card_signals: dict[tuple[str, str], _StableSignal] = {}
         self._chip_signals: dict[str, _StableSignal] = {z: _StableSignal(0, rise_s, fall_s) for z in self.zones}
+        self._positions: dict[tuple[str, str], list[tuple[float, float]]] = {}
 
     def update(self, frame: int, t_s: float, cards: dict[str, list[str]],
-               chips: dict[str, float | None]) -> list[ZoneChange]:
+               chips: dict[str, float | None],
+               card_points: dict[str, list[tuple[float, float]]] | None = None) -> list[ZoneChange]:
         """Feed one analysed frame.
 
         Args:
@@ -131,27 +156,39 @@ class ZoneTracker:
             cards: zone -> labels of the cards seen in it this frame.
             chips: zone -> chip value seen in it this frame (dollars; ``None`` when a stack
                 was seen but not valued). Zones absent from the dict hold no chips.
+            card_points: zone -> (x, y) mm of each card in ``cards`` (same order), optional;
+                a card change then carries the position of the card that came or went.
 
         Returns:
             The changes confirmed by this frame, in time order.
         """
         changes: list[ZoneChange] = []
         for zone in self.zones:
-            seen = Counter(cards.get(zone, ()))
+            labels = cards.get(zone, ())
+            seen = Counter(labels)
+            pts = (card_points or {}).get(zone)
             state = self.state[zone]
-            for label in set(seen) | set(state.cards):
+            for label in sorted(set(seen) | set(state.cards)):
                 key = (zone, label)
                 sig = self._card_signals.get(key)
                 if sig is None:
                     sig = self._card_signals[key] = _StableSignal(0, self.rise_s, self.fall_s)
-                res = sig.update(seen.get(label, 0), frame, t_s)
+                here = ([p for lab, p in zip(labels, pts) if lab == label]
+                        if pts is not None and len(pts) == len(labels) else None)
+                res = sig.update(seen.get(label, 0), frame, t_s, here)
                 if res is None:
                     continue
                 first, old = res
                 new = sig.value
                 kind = "card_arrived" if new > old else "card_left"
-                for _ in range(abs(int(new) - int(old))):
-                    changes.append(ZoneChange(kind, zone, first.frame, first.t_s, frame, t_s, label=label))
+                moved = _changed_points(self._positions.get(key, []), first.points, kind == "card_arrived")
+                if kind == "card_arrived":
+                    self._positions[key] = self._positions.get(key, []) + moved
+                else:
+                    self._positions[key] = [p for p in self._positions.get(key, []) if p not in moved]
+                for i in range(abs(int(new) - int(old))):
+                    changes.append(ZoneChange(kind, zone, first.frame, first.t_s, frame, t_s, label=label,
+                                              position=moved[i] if i < len(moved) else None))
                 if new:
                     state.cards[label] = int(new)
                 else:
