@@ -1,0 +1,125 @@
+"""The round engine's audit, replayed from zone changes (no pixels): 13:69F-2.23, 19.6, 2.20, 2B.6."""
+
+from rules.profile import TableProfile
+from vision.rounds import RoundEngine
+from vision.tracking import ZoneChange
+
+BJ6 = TableProfile(game="blackjack", decks=6, side_bets=["mtd", "bonus"], bonus_payout={"1": 15, "5": 75},
+                   main_max=500)
+
+
+class Table:
+    """A scripted sequence of zone changes, fed to the engine in time order."""
+
+    def __init__(self, profile=BJ6):
+        self.engine = RoundEngine(profile, "t", fps=10, latency_s=0.5)
+        self.t = 0.0
+        self.chips: dict[str, float] = {}
+
+    def _feed(self, ch: ZoneChange):
+        self.engine.step(int(ch.t_s * 10), ch.t_s, [ch])
+        self.engine.step(int((ch.t_s + 0.5) * 10), ch.t_s + 0.5, [])
+
+    def chips_to(self, zone, value):
+        self.t += 1.0
+        before = self.chips.get(zone, 0)
+        self.chips[zone] = value
+        self._feed(ZoneChange("chips", zone, int(self.t * 10), self.t, 0, self.t, before=before, after=value))
+        return self
+
+    def card(self, zone, label, kind="card_arrived"):
+        self.t += 1.0
+        self._feed(ZoneChange(kind, zone, int(self.t * 10), self.t, 0, self.t, label=label))
+        return self
+
+    def deal(self, *steps):
+        for zone, label in steps:
+            self.card(zone, label)
+        return self
+
+    def pick_up(self, *zones_labels):
+        for zone, label in zones_labels:
+            self.card(zone, label, "card_left")
+        self.engine.finish(int(self.t * 10) + 20, self.t + 2)
+        return self
+
+    @property
+    def alerts(self):
+        return [(a.type, a.seat, a.expected, a.observed) for r in self.engine.rounds for a in r.alerts]
+
+
+def standard_deal(seat_cards, up, hole="BACK", seat=3):
+    return [(f"seat{seat}.cards", seat_cards[0]), ("dealer.cards", up), (f"seat{seat}.cards", seat_cards[1])], \
+           [("dealer.cards", hole)]
+
+
+def test_unsuited_match_paid_short_is_mtd_underpaid_2_23_f():
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).chips_to("seat3.payout", 15)
+    assert ("mtd_underpaid", 3, 20, 15) in t.alerts
+
+
+def test_correct_mtd_payout_raises_nothing():
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).chips_to("seat3.payout", 20)
+    assert t.alerts == []
+
+
+def test_losing_mtd_collected_after_a_hit_is_settled_late_2_23_e():
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).deal(*hole)
+         .card("seat3.cards", "2D").chips_to("seat3.mtd", 0))
+    assert [a[0] for a in t.alerts] == ["mtd_settled_late"]
+
+
+def test_losing_mtd_never_collected_is_reported_after_pick_up():
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).deal(*hole)
+         .pick_up(("seat3.cards", "5H"), ("seat3.cards", "7C"), ("dealer.cards", "KS"), ("dealer.cards", "BACK")))
+    assert ("mtd_not_collected", 3, 5, 0) in t.alerts
+
+
+def test_chips_added_to_a_wager_after_the_first_card_are_past_posting():
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first[:1]).chips_to("seat3.mtd", 10)
+    assert ("past_posting", 3, 5, 10) in t.alerts
+
+
+def test_chips_taken_from_a_wager_before_settlement_are_pinching():
+    t = Table().chips_to("seat3.main", 25).deal(("seat3.cards", "5H")).chips_to("seat3.main", 10)
+    assert ("pinching", 3, 25, 10) in t.alerts
+
+
+def test_dealer_card_before_the_first_base_card_breaks_the_deal_order():
+    t = Table().chips_to("seat3.main", 25).deal(("dealer.cards", "KS"))
+    assert [a[0:2] for a in t.alerts] == [("dealing_order", "dealer")]
+
+
+def test_bonus_wager_of_two_dollars_is_over_limit_2_20_a():
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 2).deal(("seat3.cards", "5H"))
+    assert [(a[0], a[1], a[3]) for a in t.alerts] == [("wager_over_limit", 3, 2)]
+
+
+def test_spanish21_mtd_above_the_main_wager_is_over_limit_19_6_b():
+    p = TableProfile(game="spanish21", decks=6, mtd_max=100)
+    t = Table(p).chips_to("seat2.main", 10).chips_to("seat2.mtd", 25).deal(("seat2.cards", "5H"))
+    assert [(a[0], a[1], a[2], a[3]) for a in t.alerts] == [("wager_over_limit", 2, 10, 25)]
+
+
+def test_bonus_blackjack_paid_after_the_round_at_the_posted_payout_2_20_f():
+    first, hole = standard_deal(["AH", "KC"], "7S")
+    t = (Table().chips_to("seat3.main", 10).chips_to("seat3.bonus", 1).deal(*first).deal(*hole)
+         .card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D")  # hole card turned: dealer 16
+         .card("dealer.cards", "5C")                                            # dealer draws to 21
+         .chips_to("seat3.payout", 15)                                          # main: blackjack 3 to 2
+         .chips_to("seat3.payout", 27))                                         # bonus: $12 instead of $15
+    assert ("bonus_underpaid", 3, 15, 12) in t.alerts
+
+
+def test_the_round_records_first_two_cards_up_card_and_wagers():
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).deal(*hole)
+    r = t.engine.rounds[0].to_json()
+    assert r["dealer"]["up"] == "KS"
+    assert r["seats"] == [{"seat": 3, "cards": ["KH", "7C"], "hits": [], "wagers": {"main": 25, "mtd": 5},
+                           "mtd": {"outcome": "win", "expected_payout": 20, "observed_payout": 0}}]
