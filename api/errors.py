@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+import importlib
+
 
 class BadInput(ValueError):
     """Input the user can fix: the message names the file, line or field and what is wrong."""
 
 
+# (module, class) of every error that means "the input is wrong", wherever it is raised
+_BAD_INPUT_ERRORS: tuple[tuple[str, str], ...] = (
+    ("rules.cards", "UnknownCardError"),
+    ("rules.profile", "ProfileError"),
+    ("calibration.layout", "LayoutError"),
+    ("calibration.chipset", "ChipSetError"),
+    ("calibration.table", "TableFileError"),
+    ("calibration.homography", "CalibrationError"),
+    ("vision.sources", "SourceError"),
+    ("datasets.rounds", "RoundOptionsError"),
+    ("datasets.faults", "FaultKindError"),
+)
+
+
 def bad_input_types() -> tuple[type[BaseException], ...]:
     """Exception types that mean "bad input" wherever they are raised (exit 2, one line on stderr)."""
-    from calibration.layout import LayoutError
-    from rules.cards import UnknownCardError
-
-    types: list[type[BaseException]] = [BadInput, UnknownCardError, LayoutError]
-    try:
-        from rules.profile import ProfileError
-
-        types.append(ProfileError)
-    except ImportError:  # pragma: no cover - during bootstrap
-        pass
+    types: list[type[BaseException]] = [BadInput]
+    for module, name in _BAD_INPUT_ERRORS:
+        try:
+            types.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):  # that part of the product is not installed or built
+            continue
     return tuple(types)

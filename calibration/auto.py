@@ -235,8 +235,8 @@ def _fit(contour: np.ndarray) -> tuple[np.ndarray, tuple[float, float], float, f
     err = float(np.mean(np.abs(rho - 1)))
     # the contour must go all the way round (not an arc of a larger curve or a letter)
     phi = np.arctan2(v, u)
-    hist = np.histogram(phi, bins=16, range=(-math.pi, math.pi))[0]
-    coverage = float(np.mean(hist > 0))
+    bins = np.clip(((phi + math.pi) * (16 / (2 * math.pi))).astype(np.int64), 0, 15)
+    coverage = float(np.mean(np.bincount(bins, minlength=16) > 0))
     return np.array([cx, cy]), (a1, a2), ang % 180.0, err if coverage > 0.99 else 1.0
 
 
@@ -264,6 +264,8 @@ def detect_ellipses(image: np.ndarray, mask: np.ndarray | None = None, min_semi_
         x, y, bw, bh = cv2.boundingRect(cnt)
         if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
             continue  # cut by the frame's edge
+        if min(bw, bh) < 2 * min_semi_minor_px or len(cnt) > 8 * (bw + bh):
+            continue  # too small, or far too long an outline for an ellipse of this size (noise, lettering)
         fit = _fit(cnt)
         if fit is None:
             continue

@@ -323,7 +323,7 @@ class _WorkFrames:
         grad = 1 + rng.uniform(0, 0.3) * (self.xx * math.cos(a) + self.yy * math.sin(a))
         img = img * (light * grad) + rng.uniform(-10, 10)
         if rng.random() < 0.1:
-            k = int(rng.integers(3, 6))
+            k = int(rng.choice([3, 5]))  # odd: a centred blur, no half-pixel shift
             kern = np.zeros((k, k), np.float32)
             kern[k // 2] = 1.0 / k
             img = cv2.filter2D(img, -1, kern)

@@ -148,11 +148,10 @@ class FeltMasks:
     """The felt's printed parts as alpha masks (uint8, 255 = fully that part), top-down at ``px_per_mm``.
 
     Attributes:
-        ink: printed arcs, spot rings and words.
+        ink: printed arcs, spot rings and words; bonus spots' tinted discs are ink at a quarter strength.
         rail: the padded rail beyond the table edge.
         outside: beyond the rail (floor, the dealer's side).
-        spot_dark: the tinted disc inside match-the-dealer spots.
-        spot_light: the tinted disc inside bonus spots.
+        spot_dark: the darkened disc inside match-the-dealer spots.
     """
 
     px_per_mm: float
@@ -160,11 +159,10 @@ class FeltMasks:
     rail: np.ndarray
     outside: np.ndarray
     spot_dark: np.ndarray
-    spot_light: np.ndarray
 
-    def stacked(self) -> tuple[np.ndarray, np.ndarray]:
-        """(H, W, 3) ink/rail/outside and (H, W, 2) spot masks, for warping to a camera in two calls."""
-        return np.dstack([self.ink, self.rail, self.outside]), np.dstack([self.spot_dark, self.spot_light])
+    def stacked(self) -> np.ndarray:
+        """(H, W, 4) uint8: spot_dark, ink, rail, outside (one array: one warp to a camera)."""
+        return np.dstack([self.spot_dark, self.ink, self.rail, self.outside])
 
 
 def layout_masks(layout: Layout, px_per_mm: float = 1.0, font: str = "duplex", spot_fill: bool = True) -> FeltMasks:
@@ -195,14 +193,17 @@ def layout_masks(layout: Layout, px_per_mm: float = 1.0, font: str = "duplex", s
         cv2.ellipse(ink, _fixed(arc.center, s), axes, 0, arc.start_deg, arc.end_deg, 255, lw(arc.width_mm),
                     cv2.LINE_AA, sb)
     dark = np.zeros((H, W), np.uint8)
-    light = np.zeros((H, W), np.uint8)
     for zone in layout.spots():
         c = zone.circle
         centre = _fixed(c.center, s)
         radius = int(round(c.radius * s * k))
         if spot_fill and zone.kind in ("mtd", "bonus"):
-            # Side-bet spots are usually printed as a tinted disc inside the ring.
-            cv2.circle(dark if zone.kind == "mtd" else light, centre, radius, 255, -1, cv2.LINE_AA, sb)
+            # Side-bet spots are usually printed as a tinted disc inside the ring: darker felt for
+            # match-the-dealer, a quarter-strength wash of the print colour for the bonus.
+            if zone.kind == "mtd":
+                cv2.circle(dark, centre, radius, 255, -1, cv2.LINE_AA, sb)
+            else:
+                cv2.circle(ink, centre, radius, 64, -1, cv2.LINE_AA, sb)
         cv2.circle(ink, centre, radius, 255, lw(4.0 if zone.kind == "main" else 3.0), cv2.LINE_AA, sb)
         if zone.kind == "main":
             # A thin inner ring, as on most printed layouts.
@@ -211,11 +212,11 @@ def layout_masks(layout: Layout, px_per_mm: float = 1.0, font: str = "duplex", s
     for t in layout.texts:
         _draw_text(canvas, t, s, (255, 255, 255), font)
     ink = np.maximum(ink, canvas[..., 0])
-    return FeltMasks(s, ink, rail, outside, dark, light)
+    return FeltMasks(s, ink, rail, outside, dark)
 
 
 def felt_colours(layout: Layout, style: FeltStyle | None = None) -> dict[str, np.ndarray]:
-    """The BGR float32 colour of each felt part for ``style`` (keys: felt, ink, rail, outside, spot_dark, spot_light)."""
+    """The BGR float32 colour of each felt part for ``style`` (keys: felt, ink, rail, outside, spot_dark)."""
     style = style or FeltStyle()
     felt = np.array(_bgr(style.felt_rgb or layout.felt_rgb), np.float32)
     ink = np.array(_bgr(style.print_rgb or layout.print_rgb), np.float32)
@@ -224,41 +225,52 @@ def felt_colours(layout: Layout, style: FeltStyle | None = None) -> dict[str, np
         "rail": np.array(_bgr(style.rail_rgb), np.float32),
         "outside": np.array(_bgr(style.outside_rgb), np.float32),
         "spot_dark": felt * 0.7,
-        "spot_light": felt * 0.75 + ink * 0.25,
     }
 
 
-def colourise(parts: np.ndarray, spots: np.ndarray, colours: dict[str, np.ndarray], texture: np.ndarray | None = None) -> np.ndarray:
+def colourise(masks: np.ndarray, colours: dict[str, np.ndarray], texture: np.ndarray | None = None) -> np.ndarray:
     """Paint felt masks with colours.
 
     Args:
-        parts: (H, W, 3) uint8 ink / rail / outside masks (:meth:`FeltMasks.stacked`, maybe warped).
-        spots: (H, W, 2) uint8 spot_dark / spot_light masks.
+        masks: (H, W, 4) uint8 spot_dark / ink / rail / outside (:meth:`FeltMasks.stacked`, maybe warped).
         colours: from :func:`felt_colours`.
         texture: optional (H, W) float32 brightness offset (fibre noise) added to the felt, DN.
 
     Returns:
         (H, W, 3) uint8 BGR.
     """
-    H, W = parts.shape[:2]
+    H, W = masks.shape[:2]
     if texture is not None:
         # convertScaleAbs saturates to uint8 fast; felt colour plus noise never goes below zero in practice
         base = colours["felt"]
         out = cv2.merge([cv2.convertScaleAbs(texture, alpha=1.0, beta=float(base[ch])) for ch in range(3)])
     else:
         out = np.empty((H, W, 3), np.uint8)
-        out[:] = np.round(colours["felt"]).astype(np.uint8)
-    flat = out.reshape(-1, 3)
-    for mask, key in ((spots[..., 0], "spot_dark"), (spots[..., 1], "spot_light"), (parts[..., 0], "ink"),
-                      (parts[..., 1], "rail"), (parts[..., 2], "outside")):
-        # Masks are mostly 0 or 255: set the solid pixels, blend only the anti-aliased edge.
-        m = np.ascontiguousarray(mask).reshape(-1)
+        cv2.rectangle(out, (0, 0), (W, H), tuple(float(v) for v in np.round(colours["felt"])), -1)
+    solid = np.empty_like(out)
+    for ch, key in enumerate(("spot_dark", "ink", "rail", "outside")):
+        m = np.ascontiguousarray(masks[..., ch])
+        x, y, w, h = cv2.boundingRect(m)
+        if w == 0 or h == 0:
+            continue
+        # Masks are mostly 0 or 255: copy the solid pixels, blend only the anti-aliased edge.
+        m = m[y : y + h, x : x + w]
+        roi = out[y : y + h, x : x + w]
         colour = colours[key]
-        flat[m == 255] = np.round(colour).astype(np.uint8)
+        sol = solid[y : y + h, x : x + w]
+        cv2.rectangle(sol, (0, 0), (w, h), tuple(float(v) for v in np.round(colour)), -1)  # a fast fill
+        # (numpy comparisons: cv2.compare with a scalar misreads some small odd-shaped masks)
+        cv2.copyTo(sol, (m == 255).view(np.uint8), roi)
         edge = np.flatnonzero((m > 0) & (m < 255))
         if edge.size:
-            a = m[edge].astype(np.float32)[:, None] * (1 / 255.0)
-            flat[edge] = (flat[edge] * (1 - a) + colour * a + 0.5).astype(np.uint8)
+            flat = roi.reshape(-1, 3) if roi.flags.c_contiguous else None
+            if flat is None:
+                rr, cc = np.divmod(edge, w)
+                a = m[rr, cc].astype(np.float32)[:, None] * (1 / 255.0)
+                roi[rr, cc] = (roi[rr, cc] * (1 - a) + colour * a + 0.5).astype(np.uint8)
+            else:
+                a = m.reshape(-1)[edge].astype(np.float32)[:, None] * (1 / 255.0)
+                flat[edge] = (flat[edge] * (1 - a) + colour * a + 0.5).astype(np.uint8)
     return out
 
 
@@ -272,7 +284,7 @@ def fibre_noise(height: int, width: int, amplitude: float, seed: int = 0) -> np.
     tile = rng.normal(0, amplitude, (256, 256)).astype(np.float32)
     grain = np.tile(tile, (height // 256 + 1, width // 256 + 1))[:height, :width]
     small = rng.normal(0, amplitude * 0.5, (max(2, height // 60), max(2, width // 60))).astype(np.float32)
-    return grain + cv2.resize(small, (width, height), interpolation=cv2.INTER_CUBIC)
+    return grain + cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 def draw_layout_topdown(layout: Layout, px_per_mm: float = 1.0, style: FeltStyle | None = None) -> np.ndarray:
@@ -291,10 +303,10 @@ def draw_layout_topdown(layout: Layout, px_per_mm: float = 1.0, style: FeltStyle
     """
     style = style or FeltStyle()
     masks = layout_masks(layout, px_per_mm, style.font, style.spot_fill)
-    parts, spots = masks.stacked()
-    H, W = parts.shape[:2]
+    stacked = masks.stacked()
+    H, W = stacked.shape[:2]
     texture = fibre_noise(H, W, style.texture, style.seed) if style.texture > 0 else None
-    return colourise(parts, spots, felt_colours(layout, style), texture)
+    return colourise(stacked, felt_colours(layout, style), texture)
 
 
 def felt_to_image_homography(camera_h: np.ndarray, px_per_mm: float) -> np.ndarray:

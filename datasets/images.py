@@ -118,7 +118,8 @@ def data_yaml(out: Path) -> str:
     """The ``data.yaml`` text for a data set in ``out`` (absolute path, as offline ultralytics wants)."""
     data = {"path": str(out.resolve()), "train": "images", "val": "images", "nc": len(CLASS_NAMES),
             "names": {i: n for i, n in enumerate(CLASS_NAMES)}}
-    return "# pitwatch synthetic data set: 52 cards (corner indices), BACK (face-down cards), chip (stacks)\n" + \
+    return ("# pitwatch synthetic data set: 52 cards (corner indices), BACK (face-down cards), chip (stacks)\n"
+            "# train with fliplr=0 and flipud=0: a mirrored 7 or J is not a card\n") + \
         yaml.safe_dump(data, sort_keys=False)
 
 

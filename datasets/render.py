@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -37,7 +38,6 @@ from calibration.camera import PinholeCamera
 from calibration.chipset import ChipSet, default_chipset
 from calibration.layout import Layout
 from datasets.cards import back_texture, get_deck
-from datasets.cards.deck import MIP_LEVELS
 from datasets.chips import CHIP_TEXTURE_PX_PER_MM, chip_design, chip_face, side_colours
 from datasets.effects import Effects, finish, glare_patch, light_gain, noise_planes
 from datasets.felt import FeltStyle, colourise, felt_colours, fibre_noise, layout_masks
@@ -292,7 +292,12 @@ class _Memo:
         return value
 
 
-_MASKS = _Memo(6)
+_MASKS = _Memo(12)  # 3 layouts x 2 fonts x 2 scales: all kept (~230 MB)
+
+
+@functools.lru_cache(maxsize=1)
+def _default_chipset() -> ChipSet:
+    return default_chipset()
 _RENDERERS = _Memo(4)
 
 
@@ -322,7 +327,45 @@ def _plain_surface(height: int, width: int, kind: str, rgb: tuple[int, int, int]
         base = np.array(rgb or ((232, 232, 226) if kind == "white" else tuple(int(v) for v in rng.integers(40, 200, 3))), np.float32)[::-1]
         img = base + fibre_noise(h, w, 3.0, seed)[..., None]
     small = np.clip(img, 0, 255).astype(np.uint8)
+    _distractors(small, rng)
     return cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def _distractors(img: np.ndarray, rng: np.random.Generator) -> None:
+    """Things that lie about on a plain table (a keyboard's keys, pens, paper, coins, printed words), so a
+    detector learns what a card index is *not*.  Drawn in place on ``img`` (H, W, 3) uint8."""
+    h, w = img.shape[:2]
+    for _ in range(int(rng.integers(0, 5))):
+        kind = rng.choice(["keys", "pen", "paper", "coin", "words"])
+        x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+        grey = tuple(int(v) for v in rng.integers(20, 240, 3))
+        if kind == "keys":
+            kw = int(rng.integers(8, 20))
+            for r in range(int(rng.integers(2, 5))):
+                for c in range(int(rng.integers(5, 14))):
+                    x0, y0 = x + c * (kw + 3), y + r * (kw + 3)
+                    cv2.rectangle(img, (x0, y0), (x0 + kw, y0 + kw), (225, 225, 220), -1, cv2.LINE_AA)
+                    cv2.rectangle(img, (x0, y0), (x0 + kw, y0 + kw), (150, 150, 150), 1, cv2.LINE_AA)
+                    if rng.random() < 0.5:
+                        cv2.putText(img, chr(int(rng.integers(65, 91))), (x0 + 2, y0 + kw - 3), cv2.FONT_HERSHEY_PLAIN,
+                                    kw / 20, (90, 90, 90), 1, cv2.LINE_AA)
+        elif kind == "pen":
+            a = rng.uniform(0, math.pi)
+            length = rng.uniform(40, 120)
+            p2 = (int(x + length * math.cos(a)), int(y + length * math.sin(a)))
+            cv2.line(img, (x, y), p2, grey, int(rng.integers(3, 7)), cv2.LINE_AA)
+        elif kind == "paper":
+            box = cv2.boxPoints(((x, y), (float(rng.uniform(40, 160)), float(rng.uniform(40, 160))), float(rng.uniform(0, 90))))
+            cv2.fillPoly(img, [np.round(box * 16).astype(np.int32)], (236, 238, 240), cv2.LINE_AA, 4)
+            for k in range(int(rng.integers(0, 6))):
+                cv2.line(img, (int(box[:, 0].min()) + 6, int(box[:, 1].min()) + 8 + 7 * k),
+                         (int(box[:, 0].max()) - 6, int(box[:, 1].min()) + 8 + 7 * k), (120, 120, 120), 1, cv2.LINE_AA)
+        elif kind == "coin":
+            cv2.circle(img, (x, y), int(rng.integers(5, 14)), (60, 140, 180) if rng.random() < 0.5 else (170, 170, 165), -1,
+                       cv2.LINE_AA)
+        else:
+            text = "".join(rng.choice(list("ABCDEFGHKMNPRSTXYZ0123456789 "), int(rng.integers(3, 10))))
+            cv2.putText(img, text, (x, y), int(rng.choice([0, 2, 3, 4])), float(rng.uniform(0.3, 1.0)), grey, 1, cv2.LINE_AA)
 
 
 # --- the renderer -------------------------------------------------------------------------
@@ -350,7 +393,7 @@ class Renderer:
         self.deck = get_deck(st.deck)
         back_texture(st.back)  # fail early on an unknown back
         self.chip_design = chip_design(st.chip_design)
-        self.chipset = st.chipset or default_chipset()
+        self.chipset = st.chipset or _default_chipset()
         self.H = camera.homography()
         self.W, self.Hgt = camera.width, camera.height
         self.cam_center = camera.center_mm
@@ -360,6 +403,7 @@ class Renderer:
         # Drawn cards and chip stacks by what they are and where they lie: in a video most of the table
         # stands still from frame to frame, so each is warped once and then only laid on the frame.
         self._sprites: OrderedDict = OrderedDict()
+        self._sprite_bytes = 0
         self._shadow_key: bytes | None = None
         self._shadowed: np.ndarray | None = None
         self.background = self._background()
@@ -377,15 +421,12 @@ class Renderer:
         s = st.felt_px_per_mm
         key = (_layout_key(self.layout), s, st.felt.font, st.felt.spot_fill)
         masks = _MASKS.get(key, lambda: layout_masks(self.layout, s, st.felt.font, st.felt.spot_fill).stacked())
-        parts, spots = masks
         Hs = self.H @ np.diag([1.0 / s, 1.0 / s, 1.0])
-        size = (self.W, self.Hgt)
-        wp = cv2.warpPerspective(parts, Hs, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 255))
-        ws = cv2.warpPerspective(spots, Hs, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0))
-        if ws.ndim == 2:
-            ws = ws[..., None]
+        # beyond the drawn layout is "outside" (the last channel)
+        warped = cv2.warpPerspective(masks, Hs, (self.W, self.Hgt), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=(0, 0, 0, 255))
         tex = fibre_noise(self.Hgt, self.W, st.felt.texture, st.felt.seed) if st.felt.texture > 0 else None
-        return colourise(wp, ws, felt_colours(self.layout, st.felt), tex)
+        return colourise(warped, felt_colours(self.layout, st.felt), tex)
 
     # -- drawing helpers --
     def _texture_scale(self, quad: np.ndarray) -> float:
@@ -486,12 +527,14 @@ class Renderer:
         out[Y0:Y1, X0:X1] = cv2.multiply(img[Y0:Y1, X0:X1], cv2.merge([keep, keep, keep]), scale=1 / 255.0)
         return out
 
-    _SPRITES_KEPT = 400
+    _SPRITE_BYTES = 192 << 20  # the sprite memo's memory budget
 
     def _keep(self, key, sprite) -> None:
         self._sprites[key] = sprite
-        if len(self._sprites) > self._SPRITES_KEPT:
-            self._sprites.popitem(last=False)
+        self._sprite_bytes += 0 if sprite is None else sprite[2].nbytes + sprite[3].nbytes
+        while self._sprite_bytes > self._SPRITE_BYTES and len(self._sprites) > 1:
+            _, old = self._sprites.popitem(last=False)
+            self._sprite_bytes -= 0 if old is None else old[2].nbytes + old[3].nbytes
 
     def zone_of(self, center: tuple[float, float]) -> str | None:
         """The name of the layout zone containing ``center`` (mm), memoised (layouts do not move)."""
@@ -602,22 +645,25 @@ class Renderer:
             self._blend(roi, fb[0] - x0, fb[1] - y0, bgr, a)
 
     def _draw_hand(self, img: np.ndarray, poly_px: np.ndarray, skin_rgb: tuple[int, int, int]) -> None:
-        x0 = max(0, int(math.floor(poly_px[:, 0].min())))
-        y0 = max(0, int(math.floor(poly_px[:, 1].min())))
-        x1 = min(self.W, int(math.ceil(poly_px[:, 0].max())) + 1)
-        y1 = min(self.Hgt, int(math.ceil(poly_px[:, 1].max())) + 1)
-        if x0 >= x1 or y0 >= y1:
+        """A hand or sleeve: skin-tone (or cloth) shape, rounded by shading, its edge soft (it is near the lens)."""
+        box = self._box(poly_px, 3)
+        if box is None:
             return
-        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        x0, y0, x1, y1 = box
+        w, h = x1 - x0, y1 - y0
+        f = 4  # shade at quarter resolution: the rounding is smooth anyway
+        sw, sh = max(2, w // f), max(2, h // f)
+        small = np.zeros((sh, sw), np.uint8)
+        cv2.fillPoly(small, [np.round((poly_px - [x0, y0]) / f * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+        thick = max(1.0, float(np.sqrt(np.count_nonzero(small))) / 6)
+        round_ = cv2.GaussianBlur(small, (0, 0), thick).astype(np.float32) * (1 / 255.0)
+        shade = cv2.resize(0.72 + 0.36 * np.sqrt(round_), (w, h), interpolation=cv2.INTER_LINEAR)
+        m = np.zeros((h, w), np.uint8)
         cv2.fillPoly(m, [np.round((poly_px - [x0, y0]) * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
-        dist = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3)
-        depth = max(2.0, float(dist.max()))
-        shade = 0.7 + 0.38 * np.sqrt(np.clip(dist / depth, 0, 1))
-        colour = np.array(skin_rgb[::-1], np.float32)
-        a = m.astype(np.float32)[..., None] / 255.0
-        skin = colour * shade[..., None]
-        roi = img[y0:y1, x0:x1]
-        roi[:] = np.clip(roi * (1 - a) + skin * a, 0, 255).astype(np.uint8)
+        m = cv2.GaussianBlur(m, (0, 0), max(0.8, self.W / 1920))
+        a = m.astype(np.float32) * np.float32(1 / 255.0)
+        skin = np.clip(np.array(skin_rgb[::-1], np.float32) * shade[..., None], 0, 255).astype(np.uint8)
+        self._blend(img, x0, y0, skin, a)
 
     # -- the frame --
     def render(self, state: TableState, rng: np.random.Generator | int | None = None) -> RenderResult:

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass, field
@@ -102,6 +103,8 @@ DECIDE_S = 0.35       # a player signals hit or stand
 PICKUP_S = 0.45
 TAKE_S = 0.35         # a player takes one stack back
 ROUND_GAP_S = 0.8
+HOLE_REST_S = 1.2     # the hole card lies face down at least this long before it is turned
+BURN_REST_S = 2.0     # the burn card is in view on the discard rack this long
 LEAD_IN_S = 0.5       # empty table before the first wager
 TAIL_S = 0.6          # empty table after the last round
 
@@ -496,6 +499,12 @@ class VideoScript:
                 "profile": self.profile_data, "chips": dict(self.chips)}
 
 
+@functools.lru_cache(maxsize=8)
+def _shipped_layout(layout_id: str) -> Layout:
+    """A shipped layout, parsed once per process (layouts are frozen; parsing the YAML takes ~0.2 s)."""
+    return builtin_layout(layout_id)
+
+
 def _rounded(obj):
     if isinstance(obj, float):
         return float(f"{obj:.10g}")
@@ -581,7 +590,7 @@ def script_video(options: RoundVideoOptions) -> VideoScript:
             raise FaultKindError(f"--faults: unknown fault kind {unknown[0]!r}")
 
     game, decks = choose_table(options)
-    layout = builtin_layout(GAME_LAYOUT[game])
+    layout = _shipped_layout(GAME_LAYOUT[game])
     profile_data = _profile_data(_rng(options.seed, "profile"), game, decks)
     profile = load_profile(profile_data, "synthetic profile")
     camera, visible, tilt = sample_camera(_rng(options.seed, "camera"), layout, options.width, options.height,
@@ -879,7 +888,8 @@ class _Choreographer:
                           layer=slot.layer if slot else 0)
         t1 = t + SLIDE_S
         if slot is None:
-            tr.move(t, t1, dest, angle).vanish(t1)
+            # the burn card lies on the discard rack, face down, where the camera can see it go in
+            tr.move(t, t1, dest, angle, zone="discard").vanish(t1 + BURN_REST_S)
         else:
             tr.move(t, t1, dest, angle, zone=slot.zone, during_face_up=face_up)
         self._job(hand, [(t, self._palm(self.geo.shoe_mouth, hand)), (t1, self._palm(dest, hand))])
@@ -1009,6 +1019,7 @@ class _Choreographer:
         counts["dealer"] = 0
         settle_after = self._side_bet_point(plan, plan.game == "spanish21")
         player_touch_end = t
+        hole_landed = t
         for i, (ev, card) in enumerate(plan.deal):
             if ev.recipient == "burn":
                 _, t1 = self.deal(card, None, False, t, timing)
@@ -1017,6 +1028,8 @@ class _Choreographer:
                 tr, t1 = self.deal(card, slot, ev.face_up, t, timing)
                 card_tracks["dealer"].append(tr)
                 counts["dealer"] += 1
+                if counts["dealer"] == 2:
+                    hole_landed = t1
             else:
                 s = ev.recipient
                 k = counts[s]
@@ -1061,7 +1074,8 @@ class _Choreographer:
         dealer_bj = is_blackjack(plan.dealer_cards[:2])
         hole_opened = False
         if dealer_bj:
-            t = self.flip(card_tracks["dealer"][1], t, geo.dealer_card(1, layer, opened=True)) + 0.2
+            t = self.flip(card_tracks["dealer"][1], max(t, hole_landed + HOLE_REST_S),
+                          geo.dealer_card(1, layer, opened=True)) + 0.2
             hole_opened = True
         for sp in plan.seats:
             for card in sp.hits:
@@ -1081,7 +1095,8 @@ class _Choreographer:
 
         # 5. the dealer's play
         if not hole_opened:
-            t = self.flip(card_tracks["dealer"][1], t + 0.2, geo.dealer_card(1, layer, opened=True)) + 0.15
+            t = self.flip(card_tracks["dealer"][1], max(t + 0.2, hole_landed + HOLE_REST_S),
+                          geo.dealer_card(1, layer, opened=True)) + 0.15
         layer += 1
         for card in plan.dealer_cards[2:]:
             slot = geo.dealer_card(len(card_tracks["dealer"]), layer)

@@ -20,6 +20,7 @@ instead of the printed felt.  Nothing is ever mirrored.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -32,7 +33,7 @@ from datasets.chips import CHIP_DESIGNS
 from datasets.effects import Effects
 from datasets.felt import FeltStyle
 from datasets.render import Style
-from datasets.scene import CARD_H_MM, CARD_W_MM, ChipLayer, ChipStack, HandOccluder, PlacedCard, TableState
+from datasets.scene import ChipLayer, ChipStack, HandOccluder, PlacedCard, TableState
 from rules.cards import format_card
 from rules.shoe import ShoeComposition
 
@@ -223,8 +224,8 @@ def random_camera(layout: Layout, rng: np.random.Generator, state: TableState) -
     elif view < 0.65:  # the betting and card areas, as the round videos see them
         cover = float(rng.uniform(1100, 1600))
         target = (layout.table_center[0] + float(rng.normal(0, 120)), float(rng.uniform(380, 520)))
-    else:  # close: a few seats, or the dealer's cards
-        cover = float(rng.uniform(450, 1000))
+    else:  # close: a few seats or the dealer's cards; now and then a webcam's very near view of one hand
+        cover = float(rng.uniform(250, 450)) if rng.random() < 0.25 else float(rng.uniform(450, 1000))
         things = [c.center for c in state.cards] + [s.center for s in state.chips]
         target = _jitter(rng, things[int(rng.integers(len(things)))], 60) if things else \
             _jitter(rng, layout.zone("dealer.cards").centroid, 80)
@@ -268,6 +269,18 @@ def px_per_mm_at_centre(camera: PinholeCamera) -> float:
     return float(max(np.linalg.norm(px[1] - px[0]), np.linalg.norm(px[2] - px[0])))
 
 
+@functools.lru_cache(maxsize=16)
+def _layout(layout_id: str) -> Layout:
+    return builtin_layout(layout_id)  # frozen model: safe to share between scenes
+
+
+@functools.lru_cache(maxsize=1)
+def _denominations() -> list[int]:
+    from calibration.chipset import default_chipset
+
+    return default_chipset().denominations
+
+
 def random_scene(seed: int, index: int, decks: list[str] | None = None, layouts: list[str] | None = None) -> Scene:
     """Scene number ``index`` of the data set made with ``seed`` (the same pair always gives the same scene).
 
@@ -285,10 +298,8 @@ def random_scene(seed: int, index: int, decks: list[str] | None = None, layouts:
             raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
     rng = np.random.default_rng([int(seed), int(index)])
     ids = layouts or sorted(SHIPPED_LAYOUTS)
-    layout = builtin_layout(ids[int(rng.integers(len(ids)))])
-    from calibration.chipset import default_chipset
-
-    denoms = default_chipset().denominations
+    layout = _layout(ids[int(rng.integers(len(ids)))])
+    denoms = _denominations()
     state = random_state(layout, rng, denoms)
     camera = random_camera(layout, rng, state)
     style = random_style(layout, rng, camera, decks)
@@ -296,4 +307,4 @@ def random_scene(seed: int, index: int, decks: list[str] | None = None, layouts:
 
 
 __all__ = ["Scene", "random_scene", "random_state", "random_camera", "random_style", "random_hand",
-           "CARD_W_MM", "CARD_H_MM"]
+           "px_per_mm_at_centre"]

@@ -328,6 +328,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             sched.step()
         acc = _accuracy(net, val_x, val_y)
         log(f"epoch {epoch + 1}/{epochs} loss {loss.item():.3f} val {acc:.4f} ({time.time() - t0:.0f}s)")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        torch.save(net.state_dict(), out_dir / "card_reader.last.pt")  # a killed run loses at most one epoch
     steps = epochs * steps_per_epoch
     net.eval()
     logits_val = _logits(net, val_x)
@@ -420,7 +422,7 @@ def export_reader(net, path: Path, temperature: float, threshold: float) -> Path
 # --- stage 1: the ultralytics detector -----------------------------------------------------------------
 
 
-STAGE1_AUGMENT = dict(fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=5, hsv_h=0.005, hsv_s=0.5, hsv_v=0.4,
+STAGE1_AUGMENT = dict(fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=3, hsv_h=0.005, hsv_s=0.5, hsv_v=0.4,
                       degrees=0.0, perspective=0.0, translate=0.1, scale=0.3, shear=0.0, mixup=0.0, copy_paste=0.0)
 """Augmentation: flips off (mirrored glyphs exist on no card), rotation/perspective rendered with exact boxes instead,
 small hue shift so suit colour survives (synthetic-to-real note 4)."""

@@ -96,13 +96,22 @@ def bench_frames(frames: int) -> dict:
     t0 = time.perf_counter()
     r = Renderer(layout, cam, Style.video())
     setup = time.perf_counter() - t0
-    times = []
+    times, moving = [], []
     for i in range(frames):
         t = time.perf_counter()
         r.render(state, i)
         times.append(time.perf_counter() - t)
-    return {"frames": frames, "cards": len(cards), "stacks": len(chips), "median_ms_per_frame": round(1000 * statistics.median(times), 1),
-            "setup_s": round(setup, 2)}
+    # a card sliding from the shoe and the dealer's hand moving: new sprites and shadows every frame
+    for i in range(frames):
+        slide = PlacedCard("7C", True, (1300 - 10 * i, 120 + 8 * i), 5.0 * i, 9)
+        moved = HandOccluder(tuple((x - 10 * i, y + 8 * i) for x, y in hand.polygon), 60.0)
+        st = TableState(state.cards + (slide,), state.chips, (moved,))
+        t = time.perf_counter()
+        r.render(st, i)
+        moving.append(time.perf_counter() - t)
+    return {"frames": frames, "cards": len(cards), "stacks": len(chips),
+            "median_ms_per_frame": round(1000 * statistics.median(times), 1),
+            "median_ms_per_frame_moving": round(1000 * statistics.median(moving), 1), "setup_s": round(setup, 2)}
 
 
 def main() -> None:

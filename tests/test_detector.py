@@ -154,3 +154,34 @@ def test_an_empty_table_gives_an_empty_result(tmp_path):
     assert out["image"] == "felt.png" and out["width"] == 640 and out["height"] == 360
     assert out["cards"] == [] and out["chips"] == []
     assert (tmp_path / "drawn" / "felt.jpg").is_file()
+
+
+class _CountingDetector:
+    """Stage1Detector's crop logic with a stub network that counts the crops it is asked to read."""
+
+    def __new__(cls):
+        from vision.detector import Stage1Detector
+
+        det = Stage1Detector.__new__(Stage1Detector)
+        det.imgsz, det.dynamic, det.iou, det.conf = (320, 320), True, 0.5, 0.25
+        det.seen = []
+
+        def infer(images, shape=None, scaleup=True):
+            det.seen.append(len(images))
+            return [Detections(xyxy=[[1, 1, 5, 9]], class_id=[0], score=[0.9]) for _ in images]
+
+        det.infer = infer
+        return det
+
+
+def test_live_video_reads_only_the_crops_that_changed():
+    det = _CountingDetector()
+    frame = np.full((640, 1280, 3), 80, np.uint8)
+    crops = tile_crops(1280, 640, 640)
+    memory: dict = {}
+    first = det.detect_crops(frame, crops, memory=memory)
+    frame2 = frame.copy()
+    frame2[100:300, 900:1100] = 255  # something moved in the right tile only
+    second = det.detect_crops(frame2, crops, memory=memory)
+    assert det.seen == [2, 1]
+    assert len(first) == len(second) == 2

@@ -12,17 +12,23 @@ from rules.cards import CARD_LABELS, parse_card
 
 
 def _index_ink(deck, card: str) -> list[float]:
-    """Fraction of each corner-index box holding ink of the card's colour (red for hearts and diamonds)."""
+    """Fraction of each corner-index box holding ink of the card's colour: the design's own red or black ink
+    for procedural decks; red for hearts and diamonds and near-black otherwise for the SVG art."""
     face = deck.face(card)[..., :3].astype(int)
     paper = np.median(face[face.shape[0] // 2 - 4 : face.shape[0] // 2 + 4, 20:40].reshape(-1, 3), axis=0)
     red = parse_card(card).is_red
+    design = getattr(deck, "design", None)
     out = []
     for x1, y1, x2, y2 in deck.index_boxes(card).as_list():
         s = TEXTURE_PX_PER_MM
         patch = face[int(y1 * s) : int(np.ceil(y2 * s)), int(x1 * s) : int(np.ceil(x2 * s))]
         b, g, r = patch[..., 0], patch[..., 1], patch[..., 2]
         inked = np.abs(patch - paper).sum(-1) > 120
-        coloured = (r > g + 60) & (r > b + 60) if red else (np.maximum(np.maximum(b, g), r) < 110)
+        if design is not None:
+            ink = np.array(design.red_bgr if red else design.black_bgr)
+            coloured = np.abs(patch - ink).sum(-1) < 90
+        else:
+            coloured = (r > g + 60) & (r > b + 60) if red else (np.maximum(np.maximum(b, g), r) < 110)
         out.append(float((inked & coloured).mean()))
     return out
 

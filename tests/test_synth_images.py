@@ -50,6 +50,11 @@ def _seen_fraction(buf, quad, owner) -> float:
     return float(np.count_nonzero((mask > 0) & (buf == owner))) / max(area, 1e-6)
 
 
+def _box(quad) -> tuple[float, float, float, float]:
+    q = np.asarray(quad)
+    return q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()
+
+
 def _iou(a, b) -> float:
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
@@ -140,7 +145,11 @@ def test_every_visible_corner_is_labelled_and_no_hidden_one_is(dataset):
                     assert best >= 0.4, (name, card["label"], frac, best)
                     seen += 1
                 elif frac <= 0.4:
-                    assert best < 0.3, (name, card["label"], frac, best)
+                    # (a shoe of six or eight decks can put the same card twice in one hand, one index on the other)
+                    twin = any(_iou(_box(oq), full) >= 0.3 for j, other in enumerate(scene["cards"])
+                               if j != i and other["label"] == card["label"]
+                               for oq, ov in zip(other["index_quads"], other["index_visible"]) if ov >= 0.5)
+                    assert twin or best < 0.3, (name, card["label"], frac, best)
                     hidden += 1
     assert seen > 10
 

@@ -114,10 +114,9 @@ def _warped(fr: FrameReader, image, crops):
     """The exact crops and input shape the ONNX path used (for ultralytics' predict on the same inputs)."""
     import math
 
-    import cv2
+    from vision.detector import warp_crop
 
-    warped = [cv2.warpPerspective(image, c.M, c.size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                                  borderValue=(114, 114, 114)) for c in crops]
+    warped = [warp_crop(image, c) for c in crops]
     shape = fr.detector.imgsz
     if any(c.zones for c in crops):
         h = max(w.shape[0] for w in warped)

@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from api.errors import BadInput
 from vision.detections import STAGE1_CLASSES, Detections
 from vision.onnx_runtime import ModelFileError, decode_yolo, letterbox, open_session, to_blob
 
@@ -116,6 +117,15 @@ def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.0, margin_mm
     return crops
 
 
+def warp_crop(image: np.ndarray, c: Crop) -> np.ndarray:
+    """The crop's pixels: a plain slice for tiles, a perspective warp (bilinear, grey 114 outside) for zones."""
+    if np.allclose(c.M[:2, :2], np.eye(2)) and np.allclose(c.M[2], [0, 0, 1]):
+        x, y = int(-c.M[0, 2]), int(-c.M[1, 2])
+        return np.ascontiguousarray(image[y:y + c.size[1], x:x + c.size[0]])
+    return cv2.warpPerspective(image, c.M, c.size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=(114, 114, 114))
+
+
 def _zone_of(point: np.ndarray, zones: tuple) -> str | None:
     """The smallest zone polygon (crop px) containing ``point``."""
     best, best_area = None, float("inf")
@@ -188,38 +198,50 @@ class Stage1Detector:
             results.append(Detections(xyxy=lb.to_image(xyxy), class_id=cls, score=score))
         return results
 
-    def detect_crops(self, image: np.ndarray, crops: list[Crop]) -> Detections:
+    def detect_crops(self, image: np.ndarray, crops: list[Crop], memory: dict | None = None,
+                     change_threshold: float = 4.0) -> Detections:
         """Warp each crop out of ``image``, detect in one batch, map boxes back to ``image`` and merge.
 
         Boxes from overlapping crops are merged by class-wise NMS; with zone
         crops each detection carries the zone holding its centre.
+
+        Args:
+            memory: for live video, a dict kept between frames: a crop whose pixels have not
+                changed since its last reading (mean absolute difference of a 32 x 20 grey
+                thumbnail below ``change_threshold`` grey levels) reuses that reading, so a
+                frame costs only what moved.  None: every crop is read.
         """
         if image is None or image.size == 0 or not crops:
             return Detections.empty()
-        warped = []
-        for c in crops:
-            if np.allclose(c.M[:2, :2], np.eye(2)) and np.allclose(c.M[2], [0, 0, 1]):
-                x, y = int(-c.M[0, 2]), int(-c.M[1, 2])
-                warped.append(np.ascontiguousarray(image[y:y + c.size[1], x:x + c.size[0]]))
-            else:
-                warped.append(cv2.warpPerspective(image, c.M, c.size, flags=cv2.INTER_LINEAR,
-                                                  borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114)))
+        warped = [warp_crop(image, c) for c in crops]
+        todo = list(range(len(crops)))
+        if memory is not None:
+            thumbs = [cv2.resize(cv2.cvtColor(w, cv2.COLOR_BGR2GRAY), (32, 20), interpolation=cv2.INTER_AREA)
+                      .astype(np.float32) for w in warped]
+            todo = [i for i in todo if crops[i].name not in memory
+                    or float(np.abs(memory[crops[i].name][0] - thumbs[i]).mean()) >= change_threshold]
         shape, zoned = self.imgsz, any(c.zones for c in crops)
         if self.dynamic and zoned:
             # one common input for the batch: the largest crop rounded up to the stride, no rescaling
             h = max(w.shape[0] for w in warped)
             w_ = max(w.shape[1] for w in warped)
             shape = (int(math.ceil(h / 32) * 32), int(math.ceil(w_ / 32) * 32))
+        fresh = dict(zip(todo, self.infer([warped[i] for i in todo], shape, scaleup=not zoned)))
         parts = []
-        for c, d in zip(crops, self.infer(warped, shape, scaleup=not zoned)):
-            if not len(d):
+        for i, c in enumerate(crops):
+            if i not in fresh:
+                parts.append(memory[c.name][1])
                 continue
-            if c.zones:
-                d.zone = np.array([_zone_of(p, c.zones) for p in d.centers], dtype=object)
-            Minv = np.linalg.inv(c.M)
-            corners = np.stack([d.xyxy[:, [0, 1]], d.xyxy[:, [2, 1]], d.xyxy[:, [2, 3]], d.xyxy[:, [0, 3]]], 1)
-            back = cv2.perspectiveTransform(corners.reshape(1, -1, 2).astype(np.float64), Minv)[0].reshape(-1, 4, 2)
-            d.xyxy = np.concatenate([back.min(1), back.max(1)], 1).astype(np.float32)
+            d = fresh[i]
+            if len(d):
+                if c.zones:
+                    d.zone = np.array([_zone_of(p, c.zones) for p in d.centers], dtype=object)
+                Minv = np.linalg.inv(c.M)
+                corners = np.stack([d.xyxy[:, [0, 1]], d.xyxy[:, [2, 1]], d.xyxy[:, [2, 3]], d.xyxy[:, [0, 3]]], 1)
+                back = cv2.perspectiveTransform(corners.reshape(1, -1, 2).astype(np.float64), Minv)[0].reshape(-1, 4, 2)
+                d.xyxy = np.concatenate([back.min(1), back.max(1)], 1).astype(np.float32)
+            if memory is not None:
+                memory[c.name] = (thumbs[i], d)
             parts.append(d)
         merged = Detections.merge(parts)
         if len(crops) > 1 and len(merged):
@@ -265,56 +287,49 @@ class TableView:
 
 
 def load_table_view(path: str | Path) -> TableView:
-    """Read a table file (contracts: ``id``, ``layout``, ``calibration``, ``chips``; paths relative to it).
+    """Read a table file through :func:`calibration.table.load_table` (it must name a calibration).
+
+    The camera's pose (needed to count chips on a stack's side) is recovered from the
+    homography where the calibration holds the intrinsics (``camera_matrix``); else
+    chip counts are null with a note.
 
     Raises:
         BadInput: naming the file and the field that is missing or wrong.
     """
-    import json
+    from calibration.table import TableFileError, load_table
+    from vision.chips import ChipColour
 
-    import yaml
-
-    from api.errors import BadInput
-    from calibration.layout import LAYOUT_DIR, load_layout
-    from vision.chips import default_chip_set, parse_chip_set
-
-    path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read table file: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise BadInput(f"{path}: not valid YAML") from exc
-    if not isinstance(data, dict):
-        raise BadInput(f"{path}: a table file must be a mapping")
-    for key in ("layout", "calibration"):
-        if key not in data:
-            raise BadInput(f"{path}: field {key!r} is missing")
-    layout_path = path.parent / str(data["layout"])
-    if not layout_path.exists() and (LAYOUT_DIR / f"{data['layout']}.yaml").exists():
-        layout_path = LAYOUT_DIR / f"{data['layout']}.yaml"
-    layout = load_layout(layout_path)
-    calib_path = path.parent / str(data["calibration"])
-    try:
-        calib = json.loads(calib_path.read_text(encoding="utf-8"))
-        H = np.array(calib["homography"], np.float64).reshape(3, 3)
-    except OSError as exc:
-        raise BadInput(f"{calib_path}: cannot read calibration: {exc.strerror or exc}") from exc
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BadInput(f"{calib_path}: field 'homography' missing or not a 3x3 matrix") from exc
-    camera = None
-    cam = calib.get("camera")
-    if isinstance(cam, dict) and {"K", "R", "t"} <= set(cam):
-        from calibration.camera import PinholeCamera
+        table = load_table(path)
+        cal = table.require_calibration()
+    except TableFileError as exc:
+        raise BadInput(str(exc)) from exc
+    camera = pose_from_homography(cal.homography, cal.camera_matrix, cal.image_size)
+    chips = [ChipColour(int(k.denomination), tuple(int(c) for c in k.body_rgb)) for k in table.chipset.chips]
+    return TableView(id=table.id, layout=table.layout, homography=np.asarray(cal.homography, np.float64),
+                     camera=camera, chip_set=chips)
 
-        camera = PinholeCamera.from_json({"width": calib.get("image_size", [0, 0])[0],
-                                          "height": calib.get("image_size", [0, 0])[1], **cam})
-    try:
-        chips = parse_chip_set(data["chips"], path.parent) if data.get("chips") else default_chip_set()
-    except (TypeError, ValueError, KeyError) as exc:
-        raise BadInput(f"{path}: field 'chips' is not a chip set (colour -> denomination): "
-                       f"{str(exc).splitlines()[0][:160]}") from exc
-    return TableView(id=str(data.get("id", path.stem)), layout=layout, homography=H, camera=camera, chip_set=chips)
+
+def pose_from_homography(H: np.ndarray, K: np.ndarray | None, image_size) -> object | None:
+    """A :class:`calibration.camera.PinholeCamera` from a felt homography and intrinsics (None without ``K``).
+
+    ``H ~ K [r1 r2 t]``: the first two rotation columns and the translation follow
+    from ``K^-1 H`` up to scale; ``r3 = r1 x r2`` (the felt's ``z`` points into it).
+    """
+    if K is None:
+        return None
+    from calibration.camera import PinholeCamera
+
+    K = np.asarray(K, np.float64)
+    B = np.linalg.inv(K) @ np.asarray(H, np.float64)
+    lam = 2.0 / (np.linalg.norm(B[:, 0]) + np.linalg.norm(B[:, 1]))
+    if B[2, 2] * lam < 0:  # the felt must lie in front of the camera
+        lam = -lam
+    r1, r2, t = B[:, 0] * lam, B[:, 1] * lam, B[:, 2] * lam
+    R = np.column_stack([r1, r2, np.cross(r1, r2)])
+    U, _, Vt = np.linalg.svd(R)
+    R = U @ Vt
+    return PinholeCamera(K=K, R=R, t=t, width=int(image_size[0]), height=int(image_size[1]))
 
 
 @dataclass
@@ -354,6 +369,7 @@ class FrameReader:
         threads: onnxruntime threads per session.
         tile: tile side in image pixels when no table file is given.
         px_per_mm: zone-crop resolution with a table file.
+        live: keep each crop's last reading and skip crops whose pixels did not change (video).
 
     Raises:
         ModelFileError: a model is missing or corrupt.
@@ -361,13 +377,14 @@ class FrameReader:
 
     def __init__(self, stage1: str | Path = DEFAULT_STAGE1, reader: str | Path | None = None,
                  threads: int | None = None, tile: int = 640, px_per_mm: float = 1.0,
-                 conf: float = 0.25, threshold: float | None = None) -> None:
+                 conf: float = 0.25, threshold: float | None = None, live: bool = False) -> None:
         from vision.card_reader import DEFAULT_READER, CardReader
 
         self.detector = Stage1Detector(stage1, threads=threads, conf=conf)
         self.reader = CardReader(reader or DEFAULT_READER, threads=threads, threshold=threshold)
         self.tile, self.px_per_mm = tile, px_per_mm
         self._crops: dict = {}
+        self.memory: dict | None = {} if live else None  # live video: skip crops whose pixels did not change
 
     def crops_for(self, table: TableView | None, width: int, height: int) -> list[Crop]:
         """The crops for a frame size (zone crops with a table, tiles without), cached per size."""
@@ -385,7 +402,7 @@ class FrameReader:
         if image is None or image.ndim != 3 or image.shape[0] < 8 or image.shape[1] < 8:
             return FrameResult(Detections.empty(), [], [])
         h, w = image.shape[:2]
-        dets = self.detector.detect_crops(image, self.crops_for(table, w, h))
+        dets = self.detector.detect_crops(image, self.crops_for(table, w, h), memory=self.memory)
         dets = self.reader.read_detections(image, dets)
         cards = group_cards(dets, threshold=self.reader.threshold)
         chips = []

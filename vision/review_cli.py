@@ -15,7 +15,7 @@ import typer
 
 from api.errors import BadInput
 
-TRACKER_RISE_S = 0.25
+TRACKER_RISE_S = 0.15
 TRACKER_FALL_S = 0.6
 ENGINE_LATENCY_S = 0.7
 

@@ -45,6 +45,10 @@ SIDE_BETS = ("mtd", "bonus")
 DROP_TOLERANCE_S = 1.5
 """An emptied spot this long before the moment that settles it still counts as that settlement
 (the dealer's hand hides the last card dealt while the other hand already collects)."""
+REAPPEAR_S = 3.0
+"""A card gone from a zone and back within this long, in the same place, was hidden, not taken."""
+LATE_TOLERANCE_S = 0.6
+"""A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
 PINCH_WAIT_S = 6.0
 """An emptied spot whose settling moment has not come after this long is judged as pinching."""
 WAGERS = ("main", "mtd", "bonus")
@@ -139,7 +143,9 @@ class SeatRecord:
     expected: dict[str, Any] = field(default_factory=dict)   # wager -> WagerResult
     observed_payout: dict[str, Fraction] = field(default_factory=dict)
     settled_t: dict[str, float] = field(default_factory=dict)
+    settled_by: dict[str, ZoneChange] = field(default_factory=dict)
     collected: dict[str, bool] = field(default_factory=dict)
+    payout_high: Fraction = Fraction(0)   # most the payout zone has shown: a hidden stack seen again is not paid twice
 
     @property
     def first_two(self) -> list[str]:
@@ -237,6 +243,7 @@ class RoundEngine:
         self._chips: dict[str, float | None] = {}         # zone -> value after the changes processed so far
         self._cards: dict[str, list[str]] = {}            # zone -> labels present, processed so far
         self._pending_flips: list[tuple[str, float]] = []  # (zone, t) of BACK departures awaiting a face
+        self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._utc0: datetime | None = None
         self._now_frame = 0
         self._now_t = 0.0
@@ -294,13 +301,28 @@ class RoundEngine:
             return []
         labels = self._cards.setdefault(ch.zone, [])
         if ch.kind == "card_left":
+            self._departed.append(ch)
             if ch.label in labels:
                 labels.remove(ch.label)
             if ch.label == BACK and kind == "cards":
                 self._pending_flips.append((ch.zone, ch.t_s))
             return self._card_left(ch, owner, kind)
         labels.append(ch.label)
+        if self._reappeared(ch):
+            return []
         return self._card_arrived(ch, owner, kind)
+
+    def _reappeared(self, arrival: ZoneChange) -> bool:
+        """A card hidden for a while (a hand over it) and seen again is not a new card."""
+        self._departed = [d for d in self._departed if arrival.t_s - d.t_s <= REAPPEAR_S]
+        for d in self._departed:
+            if d.zone == arrival.zone and d.label == arrival.label and (
+                    d.position is None or arrival.position is None
+                    or (d.position[0] - arrival.position[0]) ** 2 + (d.position[1] - arrival.position[1]) ** 2
+                    < 25.0 ** 2):
+                self._departed.remove(d)
+                return True
+        return False
 
     def _open_round(self, t_s: float, frame: int) -> list[Event]:
         index = len(self.rounds)
@@ -323,6 +345,9 @@ class RoundEngine:
         wager = s.wagers.get(kind) if s else None
         if r.pickup_done_s is not None and ch.t_s >= r.pickup_done_s:
             return events  # players taking their chips back after the round
+        if ch.after:
+            # the stack is back: an emptied reading before was a hand over it, not a collection
+            r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (seat, kind)]
         after = ch.after or 0
         if not wager:
             if after:
@@ -355,6 +380,7 @@ class RoundEngine:
 
     def _settled_by_collection(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
         s.settled_t[kind] = ch.t_s
+        s.settled_by.setdefault(kind, ch)
         s.collected[kind] = True
         return self._check_late(r, s, kind, ch)
 
@@ -385,7 +411,11 @@ class RoundEngine:
         s = r.seats.get(seat)
         if s is None:
             return []
-        amount = _money(ch.after or 0) - _money(before or 0)
+        now_value = _money(ch.after or 0)
+        if now_value <= s.payout_high:
+            return []
+        amount = now_value - s.payout_high
+        s.payout_high = now_value
         # which wager this stack pays, by the order of the procedure
         if r.hole_revealed_s is None or ch.t_s < r.hole_revealed_s:
             target = "mtd" if s.wagers.get("mtd") else None
@@ -400,6 +430,7 @@ class RoundEngine:
             return []
         s.observed_payout[target] = s.observed_payout.get(target, Fraction(0)) + amount
         s.settled_t.setdefault(target, ch.t_s)
+        s.settled_by.setdefault(target, ch)
         events: list[Event] = []
         if target == "mtd":
             events += self._check_late(r, s, "mtd", ch)
@@ -443,7 +474,7 @@ class RoundEngine:
                            cards=s.first_two + ([r.dealer[0]] if r.dealer and bet == "mtd" else []))
 
     def _check_late(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
-        if bet != "mtd" or r.first_extra_card_s is None or ch.t_s <= r.first_extra_card_s:
+        if bet != "mtd" or r.first_extra_card_s is None or ch.t_s < r.first_extra_card_s - LATE_TOLERANCE_S:
             return []
         return self._alert(r, "mtd_settled_late", s.seat, ch, expected=None, observed=None, wager="mtd",
                            rule=_mtd_rule(self.profile, "timing"),
@@ -644,13 +675,22 @@ class RoundEngine:
         if owner == "dealer":
             r.dealer.append(ch.label)
             if len(r.dealer) > 2 and r.first_extra_card_s is None:
-                r.first_extra_card_s = ch.t_s
+                return self._first_extra_card(r, ch)
             return []
         s = r.seats.setdefault(owner, SeatRecord(owner))
         s.hits.append(ch.label)
         if r.first_extra_card_s is None:
-            r.first_extra_card_s = ch.t_s
+            return self._first_extra_card(r, ch)
         return []
+
+    def _first_extra_card(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
+        """The first card beyond the initial deal: settlements just before it may have been hidden behind it."""
+        r.first_extra_card_s = ch.t_s
+        events: list[Event] = []
+        for s in r.seats.values():
+            if "mtd" in s.settled_by:
+                events += self._check_late(r, s, "mtd", s.settled_by["mtd"])
+        return events
 
     # -- round end ----------------------------------------------------------------------------------
 

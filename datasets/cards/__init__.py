@@ -13,7 +13,7 @@ Example:
     >>> deck.face("10H").shape
     (711, 508, 4)
     >>> [round(v, 1) for v in deck.index_boxes("10H").top_left]  # card mm, x1 y1 x2 y2
-    [0.6, 3.0, 8.6, 16.0]
+    [1.0, 3.0, 8.2, 16.5]
 """
 
 from __future__ import annotations

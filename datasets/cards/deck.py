@@ -70,6 +70,7 @@ class Deck:
 
     def __init__(self) -> None:
         self._faces: dict[tuple[str, float], np.ndarray] = {}
+        self._full_order: list[str] = []
 
     def _draw_face(self, card: str) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -78,28 +79,42 @@ class Deck:
         """The two corner-index boxes of ``card`` (card mm)."""
         raise NotImplementedError
 
+    _FULL_KEPT = 12  # full-size faces kept per deck (1.4 MB each); the smaller levels are all kept
+
     def face(self, card: str, px_per_mm: float = TEXTURE_PX_PER_MM) -> np.ndarray:
         """The face of ``card`` as (H, W, 4) uint8 BGRA (alpha: rounded corners), at the mip level
         nearest above ``px_per_mm``; its true scale is ``W / CARD_W_MM`` px per mm."""
         level = mip_level(px_per_mm)
         key = (card, level)
         tex = self._faces.get(key)
-        if tex is None:
-            if level == MIP_LEVELS[0]:
-                drawn = self._draw_face(card)
-                w, h = texture_size(MIP_LEVELS[0])
-                if drawn.shape[:2] != (h, w):
-                    drawn = cv2.resize(drawn, (w, h), interpolation=cv2.INTER_AREA)
-                if drawn.shape[2] == 4:
-                    tex = np.ascontiguousarray(drawn)  # the art brings its own outline
-                else:
-                    tex = np.dstack([drawn, rounded_alpha(h, w, self.corner_radius_mm * MIP_LEVELS[0])])
+        if tex is not None:
+            return tex
+        full = self._faces.get((card, MIP_LEVELS[0]))
+        if full is None:
+            drawn = self._draw_face(card)
+            w, h = texture_size(MIP_LEVELS[0])
+            if drawn.shape[:2] != (h, w):
+                drawn = cv2.resize(drawn, (w, h), interpolation=cv2.INTER_AREA)
+            if drawn.shape[2] == 4:
+                full = np.ascontiguousarray(drawn)  # the art brings its own outline
             else:
-                w, h = texture_size(level)
-                tex = cv2.resize(self.face(card, MIP_LEVELS[0]), (w, h), interpolation=cv2.INTER_AREA)
-            tex.setflags(write=False)
-            self._faces[key] = tex
-        return tex
+                full = np.dstack([drawn, rounded_alpha(h, w, self.corner_radius_mm * MIP_LEVELS[0])])
+            full.setflags(write=False)
+            # every smaller level at once, each from the one above (a mip chain)
+            prev = full
+            for lv in MIP_LEVELS[1:]:
+                if (card, lv) not in self._faces:
+                    w, h = texture_size(lv)
+                    prev = cv2.resize(prev, (w, h), interpolation=cv2.INTER_AREA)
+                    prev.setflags(write=False)
+                    self._faces[(card, lv)] = prev
+                else:
+                    prev = self._faces[(card, lv)]
+            self._faces[(card, MIP_LEVELS[0])] = full
+            self._full_order.append(card)
+            if len(self._full_order) > self._FULL_KEPT:
+                self._faces.pop((self._full_order.pop(0), MIP_LEVELS[0]), None)
+        return full if level == MIP_LEVELS[0] else self._faces[key]
 
 
 def mip_level(px_per_mm: float) -> float:

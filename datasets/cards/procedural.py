@@ -7,7 +7,6 @@ index has a rank about 6-7 mm tall, a casino large ("jumbo") index 11-15 mm.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import cv2
@@ -99,7 +98,8 @@ class ProceduralDeck(Deck):
         d = self.design
         c = parse_card(card)
         rank_h = int(round(d.rank_h_mm * s))
-        max_w = int(round((d.index_x_mm * 2 - 1.6) * s)) if c.rank == "10" else None
+        # the 10 is squeezed to keep at least 1.5 mm of paper between the index and the card edge
+        max_w = int(round((d.index_x_mm - 1.5) * 2 * s)) if c.rank == "10" else None
         rank = text_mask(c.rank, d.font, rank_h, width_scale=d.ten_width if c.rank == "10" else 1.0, max_width_px=max_w)
         suit = suit_mask(c.suit, d.suits, int(round(d.suit_h_mm * s)))
         return rank, suit
@@ -257,6 +257,10 @@ def _designs() -> list[ProceduralDesign]:
                          suits=SuitStyle(0.3, 0.75, 0.03), red_bgr=red1, court="letter", palette=2, border_bgr=(60, 60, 60)),
         ProceduralDesign("proc-pil-std", FontSpec("pil-default"), rank_h_mm=6.6, suit_h_mm=5.0, suits=SuitStyle(0.45, 0.7, 0.07),
                          paper_bgr=(240, 244, 244)),
+        # a black-faced deck with gold and silver ink, like the "black deck" phone photos of the real test set
+        ProceduralDesign("proc-black-gold", FontSpec("lato-bold"), rank_h_mm=7.5, suit_h_mm=5.5, index_x_mm=5.0,
+                         suits=SuitStyle(0.3, 0.7, 0.1), red_bgr=(70, 175, 225), black_bgr=(205, 205, 200),
+                         paper_bgr=(28, 26, 26), court="letter", border_bgr=(70, 175, 225)),
     ]
 
 

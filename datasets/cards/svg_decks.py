@@ -251,6 +251,8 @@ class SvgDeck(Deck):
     def _raster(self, card: str) -> np.ndarray:
         if card not in self._raw:
             self._raw[card] = rasterise_cached(self.spec.file(card), self.spec.rasteriser)
+            if len(self._raw) > 8:  # the faces themselves are kept by Deck.face; rasters reload fast from the cache
+                self._raw.pop(next(iter(self._raw)))
         return self._raw[card]
 
     def _draw_face(self, card: str) -> np.ndarray:
