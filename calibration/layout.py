@@ -26,6 +26,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~10x faster where present
+
 LAYOUT_DIR = Path(__file__).resolve().parent / "layouts"
 """Folder of the layouts shipped with pitwatch."""
 
@@ -220,7 +222,7 @@ def load_layout(path: str | Path) -> Layout:
     """
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     except OSError as exc:
         raise LayoutError(f"{path}: cannot read layout: {exc.strerror or exc}") from exc
     except yaml.YAMLError as exc:

@@ -62,7 +62,7 @@ from datasets.faults import (
 )
 from datasets.scene import ChipLayer
 from datasets.timeline import Timeline, Track, hand_polygon
-from datasets.video import H264Writer
+from vision.video_out import H264Writer
 from rules.cards import Card
 from rules.dealing import DealEvent, check_dealing_order, expected_deal_order
 from rules.hands import hand_total, is_blackjack

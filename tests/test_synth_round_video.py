@@ -13,7 +13,7 @@ import pytest
 
 from calibration.table import load_table
 from datasets.rounds import RoundVideoOptions, render_video, script_video
-from datasets.video import H264Writer, probe_video
+from vision.video_out import H264Writer, probe_video
 
 REPO = Path(__file__).resolve().parents[1]
 

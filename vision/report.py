@@ -8,7 +8,6 @@ monitor's claim from the pictures alone.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import os
@@ -20,6 +19,7 @@ import numpy as np
 from vision.review import FrameBuffer, Observation
 from vision.rounds import Alert, Event, RoundEngine
 from vision.sources import Frame, Stopped
+from vision.video_out import H264Writer, sha256_file
 
 ALERT_COLOUR = (40, 40, 230)
 
@@ -28,14 +28,6 @@ def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def draw_overlay(image: np.ndarray, obs: Observation | None, zone_polys: dict[str, np.ndarray] | None,
@@ -113,8 +105,6 @@ class ReviewSink:
         if self.zone_polys_src is not None:
             self._zone_polys = {k: v * self._scale for k, v in self.zone_polys_src.items()}
         if self.annotated:
-            from datasets.video import H264Writer
-
             ow, oh = int(round(w * self._scale / 2)) * 2, int(round(h * self._scale / 2)) * 2
             self._writer = H264Writer(self.out_dir / "annotated.mp4", self.fps, ow, oh, preset="ultrafast", crf=28)
 
@@ -146,8 +136,6 @@ class ReviewSink:
             self._evidence(alert, frame)
 
     def _evidence(self, alert: Alert, now: Frame) -> None:
-        from datasets.video import H264Writer
-
         stem = f"r{alert.round_index}-{alert.type}-s{alert.seat}"
         image = self.buffer.nearest(alert.frame)
         if image is not None:

@@ -1,7 +1,6 @@
 """H.264 video files through PyAV: what browsers play (MP4, yuv420p, ``+faststart``).
 
-Used for the rendered round videos and, later, for evidence clips and the
-annotated review video.  A file is written under a temporary name and renamed
+Used for the annotated review video, evidence clips and the rendered round videos.  A file is written under a temporary name and renamed
 into place when :meth:`H264Writer.close` succeeds, so a reader never sees half a video.
 
 Example:
