@@ -50,3 +50,20 @@ def zone_readings(state: TableState, hide_under_hands: bool = True,
     if with_points:
         return dict(cards), dict(chips), dict(points)
     return dict(cards), dict(chips)
+
+
+class OracleObserver:
+    """An observer (see :class:`vision.review.Observer`) that reads a scripted video's truth instead of pixels.
+
+    Args:
+        script: a :class:`datasets.rounds.VideoScript`; frames are matched to it by their time.
+    """
+
+    def __init__(self, script) -> None:
+        self.script = script
+
+    def observe(self, frame):
+        from vision.review import Observation
+
+        cards, chips, points = zone_readings(self.script.timeline.state_at(frame.t_s), with_points=True)
+        return Observation(cards=cards, chips=chips, card_points=points)

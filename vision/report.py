@@ -139,6 +139,7 @@ class ReviewSink:
         stem = f"r{alert.round_index}-{alert.type}-s{alert.seat}"
         image = self.buffer.nearest(alert.frame)
         if image is not None:
+            image = self._mark_alert(image, alert)
             img_path = self.evidence_dir / f"{stem}.jpg"
             ok, enc = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 88])
             if ok:
@@ -156,6 +157,23 @@ class ReviewSink:
             alert.clip_sha256 = sha256_file(clip_path)
         self.alerts.append(alert)
 
+    def _mark_alert(self, image: np.ndarray, alert: Alert) -> np.ndarray:
+        """The alert's zone outlined in red and a banner saying what is wrong."""
+        out = image.copy()
+        for zone in _alert_zones(alert):
+            poly = (self._zone_polys or {}).get(zone)
+            if poly is not None:
+                cv2.polylines(out, [poly.astype(np.int32).reshape(-1, 1, 2)], True, ALERT_COLOUR, 3, cv2.LINE_AA)
+        h, w = out.shape[:2]
+        lines = [f"{alert.type}  seat {alert.seat}  t={alert.t_s:.2f}s  frame {alert.frame}",
+                 f"expected {alert.expected}  observed {alert.observed}  {alert.rule}"]
+        band = 24 * len(lines) + 10
+        cv2.rectangle(out, (0, h - band), (w, h), (0, 0, 0), -1)
+        for i, text in enumerate(lines):
+            cv2.putText(out, text, (10, h - band + 24 * (i + 1)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (80, 80, 255), 2,
+                        cv2.LINE_AA)
+        return out
+
     def close(self) -> None:
         if self._writer is not None:
             self._writer.close()
@@ -165,6 +183,20 @@ class ReviewSink:
         if self._writer is not None:
             self._writer.abort()
             self._writer = None
+
+
+def _alert_zones(alert: Alert) -> list[str]:
+    """The zones an alert is about, to outline on its evidence image."""
+    if alert.seat == "dealer":
+        return ["dealer.cards"]
+    if not isinstance(alert.seat, int):
+        return []
+    seat = f"seat{alert.seat}"
+    if alert.type.endswith(("underpaid", "overpaid")):
+        return [f"{seat}.payout", f"{seat}.{alert.wager or 'mtd'}"]
+    if alert.type == "dealing_order":
+        return [f"{seat}.cards"]
+    return [f"{seat}.{alert.wager or 'main'}"]
 
 
 def _zone_values(engine: RoundEngine) -> dict[str, str]:
