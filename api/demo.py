@@ -1,9 +1,10 @@
 """``pitwatch demo``: the bundled default job.
 
-Until the vision pipeline reviews the bundled sample video, the demo settles a
-bundled set of sample rounds with the rules engine and prints what a surveillance
-officer would read: each seat's side bets, the expected payouts, and the
-violations the rules engine finds.
+The demo reviews the bundled sample video (``api/samples/round``, rendered by
+``pitwatch synth round`` with two injected faults) with the committed models, writes
+the review to ``out/demo/`` and prints the rounds and alerts beside what the
+render's truth says a correct monitor must find.  It then settles a bundled set of
+sample rounds with the rules engine alone (``api/samples/rounds.jsonl``).
 """
 
 from __future__ import annotations
@@ -14,20 +15,75 @@ from pathlib import Path
 import typer
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
+SAMPLE_ROUND = SAMPLES / "round"
 
 
-def demo() -> None:
-    """Run the bundled demo (see the README)."""
+def demo(out: Path = typer.Option(Path("out/demo"), help="where the review of the sample video goes"),
+         no_video: bool = typer.Option(False, "--no-video", help="skip the annotated video")) -> None:
+    """Review the bundled sample video, then settle the bundled sample rounds (see the README)."""
     from rich.console import Console
+
+    console = Console()
+    reviewed = _review_sample(console, out, no_video)
+    _settle_samples(console)
+    if reviewed:
+        console.print(f"\nOpen [bold]{out / 'report.html'}[/bold] in a browser: the round timeline, each alert with "
+                      f"its evidence image and clip, and {'' if no_video else 'the annotated video.'}")
+
+
+def _review_sample(console, out: Path, no_video: bool) -> bool:
+    from rich.table import Table
+
+    from vision.onnx_runtime import ModelFileError
+
+    video = SAMPLE_ROUND / "video.mp4"
+    if not video.exists():
+        console.print("[yellow]no bundled sample video; skipping the review part of the demo[/yellow]")
+        return False
+    from typer.testing import CliRunner
+
+    from api.cli import app
+
+    console.print(f"[bold]1. Reviewing the bundled sample video[/bold] {video} -> {out}")
+    args = ["review", str(video), "--table", str(SAMPLE_ROUND / "table.yaml"), "--out", str(out)]
+    if no_video:
+        args.append("--no-video")
+    try:
+        result = CliRunner().invoke(app, args, catch_exceptions=True)
+    except ModelFileError as exc:  # pragma: no cover - models missing from a broken checkout
+        console.print(f"[red]the committed models could not be loaded: {exc}[/red]")
+        return False
+    if result.exit_code != 0:
+        console.print(result.output[-2000:])
+        if result.exception:
+            console.print(f"[red]review failed: {result.exception}[/red]")
+        return False
+    console.print(result.output)
+    report = json.loads((out / "report.json").read_text())
+    truth = json.loads((SAMPLE_ROUND / "truth.json").read_text())
+    table = Table(title="Alerts: what the monitor raised vs what the render's truth requires")
+    for col in ("round", "truth", "pitwatch"):
+        table.add_column(col)
+    for i, t in enumerate(truth["rounds"]):
+        got = report["rounds"][i]["alerts"] if i < len(report["rounds"]) else []
+        table.add_row(str(i), ", ".join(f"{a['type']} seat {a['seat']} (exp {a['expected']}, obs {a['observed']})"
+                                        for a in t["alerts"]) or "-",
+                      ", ".join(f"{a['type']} seat {a['seat']} (exp {a['expected']}, obs {a['observed']})"
+                                for a in got) or "-")
+    console.print(table)
+    return True
+
+
+def _settle_samples(console) -> None:
     from rich.table import Table
 
     from rules.wire import ProfileCache, settle_line
 
-    console = Console()
     path = SAMPLES / "rounds.jsonl"
     profiles = ProfileCache()
-    table = Table(title=f"pitwatch demo: the rules engine settles {path.name}")
-    for col in ("round", "game", "up card", "seat", "cards", "wagers", "match-the-dealer", "bonus", "main"):
+    console.print(f"\n[bold]2. The rules engine alone[/bold] settles {path}")
+    table = Table(title="Side bets settled by the NJ rules")
+    for col in ("round", "game", "up", "seat", "cards", "wagers", "match-the-dealer", "bonus", "main"):
         table.add_column(col)
     violations = []
     for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
@@ -39,7 +95,7 @@ def demo() -> None:
         seats = {s["seat"]: s for s in request["seats"]}
         for s in result["seats"]:
             cards = " ".join(seats[s["seat"]]["cards"] + seats[s["seat"]].get("hits", []))
-            wagers = ", ".join(f"{k} ${v}" for k, v in seats[s["seat"]]["wagers"].items())
+            wagers = " ".join(f"{k}:${v}" for k, v in seats[s["seat"]]["wagers"].items())
             table.add_row(str(index), f"{request['game']} {request['decks']}d", request["dealer_up"], str(s["seat"]),
                           cards, wagers, _fmt(s["mtd"]), _fmt(s["bonus"]), _fmt(s["main"]))
         violations += [(index, v) for v in result["violations"]]
@@ -52,7 +108,6 @@ def demo() -> None:
             vt.add_row(str(index), str(v["seat"] if v["seat"] is not None else "table"), v["kind"], v["rule"],
                        v["message"])
         console.print(vt)
-    console.print(f"Input: {path}. Try: pitwatch settle {path}   and   pitwatch rules edge --game blackjack --decks 6")
 
 
 def _fmt(result: dict) -> str:

@@ -11,11 +11,15 @@ Steps (each a function below, so the drift check and the tests can reuse them):
    rotation, the pair fixes the rotation), which is scored by how many other
    layout circles land on detected ellipses of the right size.
 4. :func:`refine_homography` -- Levenberg-Marquardt on the edge points of every
-   matched ring and of the printed arcs, measured as distances on the felt
-   (unbiased: the centre of an imaged circle is *not* the centre of its ellipse).
-5. Rejection: too few circles, an ambiguous match (the layouts are nearly
-   rotation-symmetric about the dealer), or too large a residual raise
-   :class:`~calibration.homography.CalibrationError` saying what was found.
+   matched ring and then of the printed arcs (their reach shrinking 8 -> 4 -> 2.5 mm),
+   measured as distances on the felt (unbiased: the centre of an imaged circle is
+   *not* the centre of its ellipse).
+5. The layouts repeat seat by seat about the dealer, so circles alone often match
+   equally well one seat off: :func:`asymmetry_contrast` (ink where the arcs end and
+   where the words along them are printed, none just beside) ranks the candidates.
+6. Rejection: too few circles, an ambiguous match, arcs and words that do not line
+   up, or too large a residual raise :class:`~calibration.homography.CalibrationError`
+   saying what was found.
 
 Example:
     >>> cal = calibrate_auto(frame, builtin_layout("blackjack-7-mtd-bonus"))  # doctest: +SKIP
@@ -44,6 +48,9 @@ MIN_CIRCLES = 4
 """Fewest matched betting circles accepted for a calibration."""
 MAX_ERROR_MM = 2.5
 """Largest RMS edge residual (mm on the felt) accepted for a calibration."""
+MIN_CONTRAST = 0.15
+"""Least :func:`asymmetry_contrast` accepted where an arc end or the words along the arcs are in view (right: 0.3
+for words alone to 0.9 for arc ends; a seat off: about 0 or below on the rendered layouts)."""
 
 
 # --- layout features ----------------------------------------------------------------
@@ -81,21 +88,24 @@ def _text_width_mm(text: str, height_mm: float) -> float:
     return height_mm * w / max(h, 1)
 
 
-def asymmetry_samples(layout: Layout, step_mm: float = 4.0) -> tuple[np.ndarray, np.ndarray]:
+def asymmetry_samples(layout: Layout, step_mm: float = 4.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sample points of the printed features that break the layout's rotation symmetry.
 
-    The seats repeat at equal angles about the dealer, so circles alone cannot tell a
-    view of seats 2-5 from one of seats 3-6.  The printed arcs' ends and the words
-    along them (centred on the middle seat) can: points where ink must be (1) and
-    nearby points where it must not (0).
+    The seats repeat at equal angles about the dealer, so circles -- and the arcs'
+    long bodies -- cannot tell a view of seats 2-5 from one of seats 3-6.  The ends
+    of the arcs and the words along them (centred on the middle seat) can.  Each
+    feature is a group of points where ink must be (1) and nearby points where it
+    must not (0): the last 20 degrees of an arc and the 25 beyond its end; the
+    middle 80 % of a line of words and 20 degrees of bare felt beyond each end.
 
     Returns:
-        ((N, 2) mm points, (N,) float64 expected ink 0 or 1).
+        ((N, 2) mm points, (N,) expected ink 0 or 1, (N,) int group of each point).
     """
     pts: list[np.ndarray] = []
     val: list[np.ndarray] = []
+    grp: list[np.ndarray] = []
 
-    def band(center, radius, half_h, a0, a1, v):
+    def band(center, radius, half_h, a0, a1, v, g):
         if a1 <= a0:
             return
         rr = np.arange(radius - half_h, radius + half_h + 1e-9, step_mm)
@@ -104,14 +114,19 @@ def asymmetry_samples(layout: Layout, step_mm: float = 4.0) -> tuple[np.ndarray,
         P = np.column_stack([center[0] + R_.ravel() * np.cos(A_.ravel()), center[1] + R_.ravel() * np.sin(A_.ravel())])
         pts.append(P)
         val.append(np.full(len(P), float(v)))
+        grp.append(np.full(len(P), g))
 
+    g = 0
     for arc in layout.arcs:
         a0, a1 = math.radians(arc.start_deg), math.radians(arc.end_deg)
         pad = 8.0 / arc.radius  # clear of the round end caps
-        band(arc.center, arc.radius, arc.width_mm / 4, a0 + pad, a1 - pad, 1)
-        ext = math.radians(25)
-        band(arc.center, arc.radius, arc.width_mm / 4, a0 - ext, a0 - pad - arc.width_mm / arc.radius, 0)
-        band(arc.center, arc.radius, arc.width_mm / 4, a1 + pad + arc.width_mm / arc.radius, a1 + ext, 0)
+        gap = pad + arc.width_mm / arc.radius
+        reach = math.radians(20)
+        band(arc.center, arc.radius, arc.width_mm / 4, a0 + pad, a0 + reach, 1, g)
+        band(arc.center, arc.radius, arc.width_mm / 4, a0 - math.radians(25), a0 - gap, 0, g)
+        band(arc.center, arc.radius, arc.width_mm / 4, a1 - reach, a1 - pad, 1, g + 1)
+        band(arc.center, arc.radius, arc.width_mm / 4, a1 + gap, a1 + math.radians(25), 0, g + 1)
+        g += 2
     for t in layout.texts:
         width = _text_width_mm(t.text, t.height_mm)
         half_h = t.height_mm * 0.3
@@ -119,9 +134,10 @@ def asymmetry_samples(layout: Layout, step_mm: float = 4.0) -> tuple[np.ndarray,
             c = t.arc_center
             phi = math.atan2(t.center[1] - c[1], t.center[0] - c[0])
             half = width / 2 / t.arc_radius
-            band(c, t.arc_radius, half_h, phi - 0.8 * half, phi + 0.8 * half, 1)
-            band(c, t.arc_radius, half_h, phi + 1.2 * half, phi + 1.2 * half + math.radians(20), 0)
-            band(c, t.arc_radius, half_h, phi - 1.2 * half - math.radians(20), phi - 1.2 * half, 0)
+            band(c, t.arc_radius, half_h, phi - 0.8 * half, phi + 0.8 * half, 1, g)
+            band(c, t.arc_radius, half_h, phi + 1.2 * half, phi + 1.2 * half + math.radians(20), 0, g)
+            band(c, t.arc_radius, half_h, phi - 1.2 * half - math.radians(20), phi - 1.2 * half, 0, g)
+            g += 1
         elif len(t.text) >= 6 and t.height_mm >= 15:
             a = math.radians(-t.angle_deg)  # counter-clockwise on screen
             d = np.array([math.cos(a), math.sin(a)])
@@ -129,19 +145,28 @@ def asymmetry_samples(layout: Layout, step_mm: float = 4.0) -> tuple[np.ndarray,
             us = np.arange(-0.6 * width, 0.6 * width, step_mm)
             vs = np.arange(-half_h, half_h + 1e-9, step_mm)
             U, V = np.meshgrid(us, vs)
-            P = np.array(t.center) + U.ravel()[:, None] * d + V.ravel()[:, None] * nrm
-            pts.append(P)
-            val.append((np.abs(U.ravel()) < 0.4 * width).astype(float))
-            keep = (np.abs(U.ravel()) < 0.4 * width) | (np.abs(U.ravel()) > 0.6 * width - step_mm)
-            pts[-1], val[-1] = P[keep], val[-1][keep]
+            U, V = U.ravel(), V.ravel()
+            keep = (np.abs(U) < 0.4 * width) | (np.abs(U) > 0.6 * width - step_mm)
+            pts.append(np.array(t.center) + U[keep, None] * d + V[keep, None] * nrm)
+            val.append((np.abs(U[keep]) < 0.4 * width).astype(float))
+            grp.append(np.full(int(keep.sum()), g))
+            g += 1
     if not pts:
-        return np.zeros((0, 2)), np.zeros(0)
-    return np.vstack(pts), np.concatenate(val)
+        return np.zeros((0, 2)), np.zeros(0), np.zeros(0, int)
+    return np.vstack(pts), np.concatenate(val), np.concatenate(grp).astype(int)
 
 
-def asymmetry_contrast(H: np.ndarray, mask: np.ndarray, samples: tuple[np.ndarray, np.ndarray]) -> float:
-    """Ink fraction where the layout prints minus where it does not, over :func:`asymmetry_samples` in view (0 if none)."""
-    P, v = samples
+def asymmetry_contrast(H: np.ndarray, mask: np.ndarray, samples: tuple[np.ndarray, np.ndarray, np.ndarray],
+                       min_samples: int = 8) -> float:
+    """How well the symmetry-breaking features line up under ``H`` (mm -> px).
+
+    For each feature of :func:`asymmetry_samples` with at least ``min_samples``
+    points of each kind in view: the ink fraction where it must be minus where it
+    must not; the mean over those features.  About 0.9 for an arc end, 0.3-0.5 for
+    words, near 0 or below when ``H`` is a seat (or more) off; 0 when no feature is
+    in view (no evidence either way).
+    """
+    P, v, grp = samples
     if len(P) == 0:
         return 0.0
     uv = apply_homography(H, P)
@@ -149,11 +174,15 @@ def asymmetry_contrast(H: np.ndarray, mask: np.ndarray, samples: tuple[np.ndarra
     ok = np.isfinite(uv).all(axis=1) & (uv[:, 0] >= 0) & (uv[:, 0] < w - 1) & (uv[:, 1] >= 0) & (uv[:, 1] < h - 1)
     if ok.sum() == 0:
         return 0.0
-    ink = mask[uv[ok, 1].round().astype(int), uv[ok, 0].round().astype(int)] > 0
-    on, off = v[ok] > 0.5, v[ok] < 0.5
-    if on.sum() < 10 or off.sum() < 10:
-        return 0.0
-    return float(ink[on].mean() - ink[off].mean())
+    ink = np.zeros(len(P), bool)
+    ink[ok] = mask[uv[ok, 1].round().astype(int), uv[ok, 0].round().astype(int)] > 0
+    scores = []
+    for g in np.unique(grp[ok]):
+        on = ok & (grp == g) & (v > 0.5)
+        off = ok & (grp == g) & (v < 0.5)
+        if on.sum() >= min_samples and off.sum() >= min_samples:
+            scores.append(ink[on].mean() - ink[off].mean())
+    return float(np.mean(scores)) if scores else 0.0
 
 
 # --- ink ------------------------------------------------------------------------------
@@ -662,9 +691,11 @@ def calibrate_auto(image: np.ndarray, layout: Layout, *, min_circles: int = MIN_
         The calibration (``method="auto"``).
 
     Raises:
-        CalibrationError: where the layout cannot be found: too few circles matched,
-            an ambiguous match, or a residual above ``max_error_mm``; the message
-            says how many ellipses were found and how many circles matched.
+        CalibrationError: where the layout cannot be found: too few ellipses or circles
+            matched, an ambiguous match (seats repeat; nothing asymmetric in view),
+            arcs and words that do not line up (:data:`MIN_CONTRAST`), or a residual
+            above ``max_error_mm``; the message says how many ellipses were found and
+            how many circles and arcs matched.
     """
     if image is None or image.ndim != 3 or image.shape[2] != 3:
         raise CalibrationError(f"{source}: expected a colour image")
@@ -692,16 +723,21 @@ def calibrate_auto(image: np.ndarray, layout: Layout, *, min_circles: int = MIN_
             f"among {len(ellipses)} ellipse(s) found")
     # nearly rotation-symmetric layouts: a one-seat-off solution may score close to the true one
     asym = asymmetry_samples(layout)
+    # a layout repeats seat by seat: up to one equally good match per seat offset; the
+    # words and arc ends rank them (cheaply, before refinement), the best few are refined
+    cands = [s for s in sols[:12] if s.score >= best.score - 2]
+    cands.sort(key=lambda s: -(s.score + 6.0 * asymmetry_contrast(s.H, mask, asym)))
     refined = []
-    for s in sols[:4]:
-        if s.score < best.score - 2 and refined:
-            break
-        groups = collect_edge_groups(s.H, ellipses, s.pairs, circles, arcs, mask, arc_tol_mm=10.0)
-        H1, _, _ = refine_homography(s.H, groups, (w, h))
-        m1 = _match_under(H1, ellipses, circles, (w, h))
-        groups = collect_edge_groups(H1, ellipses, m1.pairs, circles, arcs, mask, arc_tol_mm=3.0)
-        H2, rms, _ = refine_homography(H1, groups, (w, h))
-        m2 = _match_under(H2, ellipses, circles, (w, h))
+    for s in cands[:3]:
+        # the circles' own edges first, then the arcs with a shrinking reach, so that words
+        # printed beside an arc are not taken for its edge while the estimate is still rough
+        H2, pairs = s.H, s.pairs
+        for tol in (None, 8.0, 4.0, 2.5):
+            groups = collect_edge_groups(H2, ellipses, pairs, circles, arcs if tol else [], mask,
+                                         arc_tol_mm=tol or 0.0)
+            H2, rms, _ = refine_homography(H2, groups, (w, h))
+            m2 = _match_under(H2, ellipses, circles, (w, h))
+            pairs = m2.pairs if len(m2.pairs) >= len(pairs) else pairs
         contrast = asymmetry_contrast(H2, mask, asym)
         refined.append((m2.score + 6.0 * contrast, m2, H2, rms, groups))
     refined.sort(key=lambda t: -t[0])
@@ -715,6 +751,14 @@ def calibrate_auto(image: np.ndarray, layout: Layout, *, min_circles: int = MIN_
                 f"{what}: ambiguous: {len(match.pairs)} of {len(circles)} betting circles matched two ways "
                 f"{shift:.0f} mm apart; bring an end seat into view or use --markers/--points")
     n_arcs = len({g.name.split(".")[0] for g in groups if g.kind == "arc"})
+    contrast = asymmetry_contrast(H, mask, asym)
+    if contrast and contrast < MIN_CONTRAST:
+        raise CalibrationError(
+            f"{what}: the printed arcs and words do not line up with {len(match.pairs)} of {len(circles)} matched "
+            f"betting circles (ink contrast {contrast:.2f}, need {MIN_CONTRAST:g}); is this the right layout?")
+    if len(match.pairs) < min_circles and not contrast:
+        raise CalibrationError(f"{what}: matched only {len(match.pairs)} of {len(circles)} betting circles and no "
+                               f"printed arc ends or words are in view to confirm them (need {min_circles} circles)")
     if len(match.pairs) < min_circles and not (len(match.pairs) >= need_any and n_arcs >= 1):
         raise CalibrationError(f"{what}: matched {len(match.pairs)} of {len(circles)} betting circles and {n_arcs} of "
                                f"{len(arcs)} arcs after refinement (need {min_circles} circles, or {need_any} and an arc)")
@@ -727,5 +771,6 @@ def calibrate_auto(image: np.ndarray, layout: Layout, *, min_circles: int = MIN_
         features_matched=len(match.pairs) + n_arcs,
         camera_matrix=np.asarray(camera_matrix, np.float64) if lens else None,
         dist_coeffs=(np.zeros(5) if dist_coeffs is None else np.asarray(dist_coeffs, np.float64)) if lens else None,
-        extra={"circles_matched": len(match.pairs), "circles_total": len(circles), "arcs_matched": n_arcs},
+        extra={"circles_matched": len(match.pairs), "circles_total": len(circles), "arcs_matched": n_arcs,
+               "print_contrast": round(contrast, 3)},
     )

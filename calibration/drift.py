@@ -237,18 +237,23 @@ class DriftWatch:
         return [anchors[i] for i in sorted(chosen)]
 
     # --- measuring ------------------------------------------------------------------
-    def _search(self, img: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Look for every anchor around its place + ``offset``; returns (points, found points, ok mask)."""
-        R = self.search_px
+    def _search(self, img: np.ndarray, offset: np.ndarray, reach: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Look for every anchor within ``reach`` x the search radius of its place + ``offset``.
+
+        Returns:
+            ((K, 2) expected points, (K, 2) found points (NaN where not found), (K,) found mask), work pixels.
+        """
+        R = int(round(self.search_px * reach))
         h, w = img.shape
         src = np.array([a.point for a in self.anchors])
         dst = np.full_like(src, np.nan)
         ok = np.zeros(len(self.anchors), bool)
         for k, a in enumerate(self.anchors):
             cx, cy = int(round(a.point[0] + offset[0])), int(round(a.point[1] + offset[1]))
-            x0, y0 = cx - a.half - R, cy - a.half - R
-            x1, y1 = cx + a.half + R + 1, cy + a.half + R + 1
-            if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+            # the search window, clipped to the frame (it must still hold the template)
+            x0, y0 = max(0, cx - a.half - R), max(0, cy - a.half - R)
+            x1, y1 = min(w, cx + a.half + R + 1), min(h, cy + a.half + R + 1)
+            if x1 - x0 < 2 * a.half + 3 or y1 - y0 < 2 * a.half + 3:
                 continue
             res = cv2.matchTemplate(img[y0:y1, x0:x1], a.template, cv2.TM_CCOEFF_NORMED, mask=a.mask)
             _, peak, _, (px, py) = cv2.minMaxLoc(res)
@@ -284,6 +289,11 @@ class DriftWatch:
             (dx, dy), resp = cv2.phaseCorrelate(self.model, img - bg, win)
             if np.isfinite(dx) and np.isfinite(dy):
                 src2, dst2, ok2 = self._search(img, np.array([dx, dy]))
+                if ok2.sum() > ok.sum():
+                    src, dst, ok = src2, dst2, ok2
+            if ok.sum() < max(3, 0.5 * total):
+                # the whole-frame estimate failed too (a turn is not a pure shift): each anchor on its own, farther
+                src2, dst2, ok2 = self._search(img, np.zeros(2), reach=3.0)
                 if ok2.sum() > ok.sum():
                     src, dst, ok = src2, dst2, ok2
         n_ok = int(ok.sum())

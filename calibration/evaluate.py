@@ -182,6 +182,7 @@ def eval_zones(scenes: int = 200, seed: int = 0, auto: bool = True, log=None) ->
     wrong: list[dict] = []
     auto_fail = auto_tried = 0
     auto_rms = []
+    auto_failures: list[dict] = []
     for i in range(scenes):
         sc = random_scene(seed, i)
         layout, cam = sc.layout, sc.camera
@@ -195,8 +196,11 @@ def eval_zones(scenes: int = 200, seed: int = 0, auto: bool = True, log=None) ->
                 cal = calibrate_auto(empty, layout)
                 maps["auto_"] = ZoneMap(layout, cal)
                 auto_rms.append(homography_error_mm(cal.homography, cam, layout)[0])
-            except CalibrationError:
+            except CalibrationError as exc:
                 auto_fail += 1
+                tilt = math.degrees(math.acos(min(1.0, abs(float(cam.R[2, 2])))))
+                auto_failures.append({"scene": i, "layout": layout.id, "size": [w, h], "tilt_deg": round(tilt, 1),
+                                      "circles_in_view": circles_in_view(layout, cam), "error": str(exc)})
         for prefix, zm in maps.items():
             # the zone the scene says, and the zone the thing's true centre lies in (layout.zone_at)
             cards = [(c, np.r_[c.quad.min(axis=0), c.quad.max(axis=0)], layout.zone_at(p.center))
@@ -246,8 +250,12 @@ def eval_zones(scenes: int = 200, seed: int = 0, auto: bool = True, log=None) ->
         _log(log, f"zones {i:3d} {layout.id:22s} {w}x{h} " + " ".join(
             f"{k} {v['agree']}/{v['total']}" for k, v in tally.items() if v["total"]))
     rates = {k: {**v, "rate": round(v["agree"] / v["total"], 5) if v["total"] else None} for k, v in tally.items()}
+    kinds = ("ellipse(s) that could be", "matched", "ambiguous", "do not line up", "residual")
+    reasons = {k: sum(1 for f in auto_failures if k in f["error"]) for k in kinds}
     return {"scenes": scenes, "rates": rates, "auto_calibrated": auto_tried - auto_fail, "auto_failed": auto_fail,
-            "auto_rms_mm": summary(auto_rms), "disagreements": wrong[:50]}
+            "auto_rms_mm": summary(auto_rms), "auto_failure_reasons": reasons,
+            "auto_failed_with_4_circles_in_view": sum(1 for f in auto_failures if f["circles_in_view"] >= 4),
+            "auto_failures": auto_failures, "disagreements": wrong[:50]}
 
 
 # --- drift ----------------------------------------------------------------------------------

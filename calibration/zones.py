@@ -39,6 +39,8 @@ DetectionKind = Literal["card", "chip"]
 CARD_SPILL_MM = 45.0
 """How far outside every zone a card's centre may lie and still count for the nearest zone (half a card's length:
 the later cards of a fan overhang the printed card area)."""
+CARD_ZONE_KINDS = ("cards", "dealer_cards")
+"""Zones a card overhanging every zone may be given to: the places hands are laid out."""
 STACK_SPILL_MM = 8.0
 """The same for the base of a chip stack (the error of the base fit, not a stack beside a spot)."""
 
@@ -227,7 +229,7 @@ class ZoneMap:
         out = self.zone_of_mm(self.box_anchor_mm(B, kind), 0.0)
         if kind == "card" and tolerance_mm > 0:
             # a card whose centre lies in no zone (a fan overhanging the printed area) goes to
-            # the zone its footprint overlaps most, if that zone lies within the tolerance
+            # the card zone its footprint overlaps most, if that zone lies within the tolerance
             for n in [k for k, z in enumerate(out) if z is None]:
                 x1, y1, x2, y2 = B[n]
                 foot = self.calibration.to_mm([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
@@ -241,14 +243,15 @@ class ZoneMap:
         return out
 
     def _most_overlap(self, footprint_mm: np.ndarray, tolerance_mm: float) -> str | None:
-        """The zone overlapping the (4, 2) mm footprint most, among zones within ``tolerance_mm`` of its centre."""
+        """The card zone (:data:`CARD_ZONE_KINDS`) overlapping the (4, 2) mm footprint most, among those within
+        ``tolerance_mm`` of its centre."""
         if not np.isfinite(footprint_mm).all():
             return None
         foot = cv2.convexHull(footprint_mm.astype(np.float32))
         centre = footprint_mm.mean(axis=0, keepdims=True)
         best, best_area = None, 0.0
         for z in self._order:
-            if self._edge_distance(centre, z)[0] > tolerance_mm:
+            if z.kind not in CARD_ZONE_KINDS or self._edge_distance(centre, z)[0] > tolerance_mm:
                 continue
             poly = cv2.convexHull(np.asarray(z.polygon, np.float32))
             area, _ = cv2.intersectConvexConvex(foot, poly)

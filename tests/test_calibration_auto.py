@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from calibration.auto import asymmetry_samples, calibrate_auto, detect_ellipses, layout_circles
+from calibration.auto import (asymmetry_contrast, asymmetry_samples, calibrate_auto, detect_ellipses, layout_circles,
+                              print_mask)
 from calibration.camera import PinholeCamera
 from calibration.evaluate import homography_error_mm
 from calibration.homography import CalibrationError
@@ -83,7 +86,24 @@ def test_each_printed_ring_is_one_ellipse_of_the_right_size():
     assert len(layout_circles(layout)) == 12
 
 
-def test_the_words_along_the_arcs_break_the_seat_symmetry():
+def test_the_arc_ends_and_words_tell_the_seats_apart():
+    # the circles repeat seat by seat about the dealer: a homography turned one seat about
+    # the table centre fits them as well, but not the arc ends and the words along the arcs
     layout = builtin_layout("blackjack-7-mtd-bonus")
-    pts, ink = asymmetry_samples(layout)
-    assert len(pts) > 100 and 0 < ink.mean() < 1
+    cam = PinholeCamera.looking_at((950, 450), 15, 0, 1920, 1080, 2000, 2000)
+    mask = print_mask(_frame(layout, cam))
+    cx, cy = layout.table_center
+    a = math.radians(130 / 6)
+    T = np.array([[1, 0, cx], [0, 1, cy], [0, 0, 1.0]])
+    turn = T @ np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1.0]]) @ np.linalg.inv(T)
+    samples = asymmetry_samples(layout)
+    assert asymmetry_contrast(cam.homography(), mask, samples) > 0.4
+    assert asymmetry_contrast(cam.homography() @ turn, mask, samples) < 0.15
+
+
+def test_a_view_that_only_the_seat_pattern_fixes_is_refused_as_ambiguous():
+    # seats 5-7 and their side bets, no arc end and no words in view: a seat off fits as well
+    layout = builtin_layout("blackjack-7-mtd-bonus")
+    cam = PinholeCamera.looking_at((400, 750), 10, 0, 1920, 1080, 900, 2000)
+    with pytest.raises(CalibrationError, match="ambiguous: 6 of 21 betting circles matched two ways"):
+        calibrate_auto(_frame(layout, cam), layout)

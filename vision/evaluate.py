@@ -218,6 +218,7 @@ def eval_zk7wu(fr: FrameReader, root: Path, log) -> dict:
     rows = list(csv.DictReader(open(root / "manifest.csv")))
     per_kind: dict[str, Tally] = {}
     overall = Tally()
+    oracle: dict[str, list] = {}  # stage 2 alone, on the true corner boxes: (truth, read, calibrated score, index px)
     for r in rows:
         img = cv2.imread(str(root / "images" / r["file"]))
         if img is None:
@@ -227,6 +228,11 @@ def eval_zk7wu(fr: FrameReader, root: Path, log) -> dict:
         labels = [names[c] for c in cls]
         keep = [i for i, lab in enumerate(labels) if lab in CARD_LABELS]
         res = fr(img, None)
+        if keep:
+            read, score, probs = fr.reader.read(img, boxes[keep])
+            oracle.setdefault(r["kind"], []).extend(
+                (labels[i], str(lab), float(sc), CARD_LABELS[int(pr.argmax())])
+                for i, lab, sc, pr in zip(keep, read, score, probs))
         truth_set = sorted(set(labels[i] for i in keep))
         pred = [c.label for c in res.cards if c.label not in (BACK,)]
         for t in (per_kind.setdefault(r["kind"], Tally()), overall):
@@ -235,6 +241,17 @@ def eval_zk7wu(fr: FrameReader, root: Path, log) -> dict:
     out = {kind: t.summary() for kind, t in sorted(per_kind.items())}
     for kind, s in out.items():
         log(f"zk7wu {kind}: precision {s['precision']} recall {s['recall']} index accuracy {s['identity_accuracy']}")
+    for kind, rows_ in sorted(oracle.items()):
+        n = len(rows_)
+        answered = [x for x in rows_ if x[1] != UNREADABLE]
+        top1 = Counter((t, p) for t, p, _, _ in rows_ if t != p and p != UNREADABLE)
+        out[kind]["reader_on_true_boxes"] = {
+            "indices": n, "top1_accuracy": _r(sum(t == a for t, _, _, a in rows_) / n if n else None),
+            "coverage": _r(len(answered) / n if n else None),
+            "accuracy_answered": _r(sum(t == p for t, p, _, _ in answered) / len(answered) if answered else None),
+            "wrong_answers": sum(top1.values()),
+            "confusion_pairs": [{"truth": t, "read": p, "count": c} for (t, p), c in top1.most_common(12)]}
+        log(f"zk7wu {kind} reader on true boxes: {out[kind]['reader_on_true_boxes']}")
     return out, overall
 
 
