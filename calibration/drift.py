@@ -135,7 +135,7 @@ class DriftWatch:
         self.model = self._draw_model()
         ref = None
         if reference is not None:
-            ref = self._prepare(reference)
+            ref = self.work_image(reference)
         # templates see only the printed line and a few mm either side: the words and tints
         # printed in and around a spot are not in the model and would pull the match off centre
         band = self._draw_model(extra_mm=10.0) > 0.05
@@ -144,6 +144,9 @@ class DriftWatch:
         self.spot_px = self._to_work(self.spot_mm)
         inside = self._inside(self.spot_px, 0)
         self.spot_mm, self.spot_px = self.spot_mm[inside], self.spot_px[inside]
+        if len(self.spot_mm) == 0 and self.anchors:  # no spot in view: measure the shift at the anchors
+            self.spot_px = np.array([a.point for a in self.anchors])
+            self.spot_mm = self._to_mm(self.spot_px)
         self.state: DriftState = "ok"
         self._run_moved = self._run_still = self._run_lost = 0
 
@@ -160,8 +163,8 @@ class DriftWatch:
         return np.isfinite(P).all(axis=1) & (P[:, 0] >= margin) & (P[:, 1] >= margin) & (P[:, 0] < w - margin) & \
             (P[:, 1] < h - margin)
 
-    def _prepare(self, frame: np.ndarray) -> np.ndarray:
-        """A frame (any size of this camera, or already work-sized) as the float32 grey work image."""
+    def work_image(self, frame: np.ndarray) -> np.ndarray:
+        """A frame of this camera (full size, or already work-sized) as the (h, w) float32 grey work image."""
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         if (grey.shape[1], grey.shape[0]) != self.work_size:
             grey = cv2.resize(grey, self.work_size, interpolation=cv2.INTER_AREA)
@@ -275,35 +278,39 @@ class DriftWatch:
         Args:
             frame: (H, W, 3) BGR or (H, W) grey frame of this camera, at full size or already at the work size.
         """
-        img = self._prepare(frame)
+        img = self.work_image(frame)
         total = len(self.anchors)
         if total == 0:
             return DriftMeasurement(None, None, 0, 0, problem="layout not found")
-        src, dst, ok = self._search(img, np.zeros(2))
-        used_global = False
-        if ok.sum() < max(3, 0.5 * total):
-            # too few anchors near their places: a big move?  look for the whole layout first
-            used_global = True
+        best = self._fit(*self._search(img, np.zeros(2)), total, False)
+        weak_move = best.shift_mm is not None and best.shift_mm > self.exit_mm and best.anchors_found < 0.5 * total
+        if best.shift_mm is None or weak_move:
+            # the layout is not found where it should be, or few anchors agree on a move: a big
+            # move?  Look for the whole layout (one shift for the whole frame), then for each
+            # anchor farther on its own (a turn is not a pure shift); keep the answer most
+            # anchors agree on.  An unmoved answer near the calibrated places is never replaced.
             win = cv2.createHanningWindow(self.work_size, cv2.CV_32F)
             bg = cv2.GaussianBlur(img, (0, 0), 8)
-            (dx, dy), resp = cv2.phaseCorrelate(self.model, img - bg, win)
+            (dx, dy), _ = cv2.phaseCorrelate(self.model, img - bg, win)
+            tries = [self._search(img, np.zeros(2), reach=3.0)]
             if np.isfinite(dx) and np.isfinite(dy):
-                src2, dst2, ok2 = self._search(img, np.array([dx, dy]))
-                if ok2.sum() > ok.sum():
-                    src, dst, ok = src2, dst2, ok2
-            if ok.sum() < max(3, 0.5 * total):
-                # the whole-frame estimate failed too (a turn is not a pure shift): each anchor on its own, farther
-                src2, dst2, ok2 = self._search(img, np.zeros(2), reach=3.0)
-                if ok2.sum() > ok.sum():
-                    src, dst, ok = src2, dst2, ok2
+                tries.append(self._search(img, np.array([dx, dy])))
+            for found in tries:
+                m = self._fit(*found, total, True)
+                if (m.shift_mm is not None, m.anchors_found) > (best.shift_mm is not None, best.anchors_found):
+                    best = m
+        return best
+
+    def _fit(self, src: np.ndarray, dst: np.ndarray, ok: np.ndarray, total: int, wide: bool) -> DriftMeasurement:
+        """The layout's shift from anchors expected at ``src`` and found at ``dst`` (where ``ok``), work pixels."""
         n_ok = int(ok.sum())
         if n_ok < max(3, 0.3 * total):
-            return DriftMeasurement(None, None, n_ok, total, used_global, "layout not found")
+            return DriftMeasurement(None, None, n_ok, total, wide, "layout not found")
         s, d = src[ok], dst[ok]
         # A bump moves every visible anchor the same way; a hand, card or chip over a ring
         # pulls one or two astray.  So the camera counts as unmoved while at least as many
         # anchors sit where the calibration puts them as agree on any one motion, and a
-        # motion must carry at least half of the anchors found.
+        # motion must carry at least three anchors, half of those found, a third of all.
         still = np.linalg.norm(d - s, axis=1) < 0.6
         M, inl = cv2.estimateAffinePartial2D(s, d, method=cv2.RANSAC, ransacReprojThreshold=1.0, maxIters=500,
                                              refineIters=10)
@@ -311,17 +318,16 @@ class DriftWatch:
         if still.sum() >= 3 and still.sum() >= n_in - 1:
             # unmoved: the shift is what the anchors in place show (no extrapolation from a few)
             disp = np.linalg.norm(self._to_mm(d[still]) - self._to_mm(s[still]), axis=1)
-            return DriftMeasurement(float(np.sqrt(np.mean(disp**2))), float(disp.max()), int(still.sum()), total,
-                                    used_global)
-        elif M is None or n_in < max(3, math.ceil(0.5 * n_ok)):
-            return DriftMeasurement(None, None, n_in, total, used_global, "anchors disagree")
-        elif n_in < 0.5 * total:
-            # a motion seen by under half of the layout's anchors (most hidden, or a far search
-            # that locked onto the wrong rings) is no evidence of a move
-            return DriftMeasurement(None, None, n_in, total, used_global, "layout not found")
+            return DriftMeasurement(float(np.sqrt(np.mean(disp**2))), float(disp.max()), int(still.sum()), total, wide)
+        if M is None or n_in < max(3, math.ceil(0.5 * n_ok)):
+            return DriftMeasurement(None, None, n_in, total, wide, "anchors disagree")
+        if n_in < 0.3 * total:
+            # too little of the layout to say it moved (most anchors hidden, or a wide search
+            # that locked onto the wrong rings)
+            return DriftMeasurement(None, None, n_in, total, wide, "layout not found")
         moved = self.spot_px @ M[:, :2].T + M[:, 2]
         disp = np.linalg.norm(self._to_mm(moved) - self.spot_mm, axis=1)
-        return DriftMeasurement(float(np.sqrt(np.mean(disp**2))), float(disp.max()), n_in, total, used_global)
+        return DriftMeasurement(float(np.sqrt(np.mean(disp**2))), float(disp.max()), n_in, total, wide)
 
     # --- hysteresis -----------------------------------------------------------------
     def check(self, frame: np.ndarray) -> DriftReport:

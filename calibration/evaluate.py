@@ -285,7 +285,7 @@ class _WorkFrames:
 
     def __init__(self, watch: DriftWatch, frames: list[np.ndarray], rng: np.random.Generator):
         self.watch = watch
-        self.pool = [watch._prepare(f) for f in frames]
+        self.pool = [watch.work_image(f) for f in frames]
         self.rng = rng
         w, h = watch.work_size
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -357,12 +357,12 @@ def _render_pool(layout: Layout, cam: PinholeCamera, style, rng: np.random.Gener
 def eval_drift(minutes: float = 10.0, cameras: int = 3, moves: int = 60, seed: int = 0, fps: float = 30.0,
                every: int = 3, pool: int = 12, log=None, **watch_kw) -> dict:
     """The drift watch on unmoved cameras (``minutes`` each) and on ``moves`` bumped cameras (see the module docstring)."""
-    rng = np.random.default_rng([seed, 5])
     ids = ["blackjack-7-mtd-bonus", "spanish21-6-mtd", "switch-hands-7"]
     check_hz = fps / every
     still = []
     check_ms, full_ms = [], []
     for k in range(cameras):
+        rng = np.random.default_rng([seed, 5, k])  # one generator per camera: each case replays alone
         layout = builtin_layout(ids[k % len(ids)])
         cam, _ = sample_pose(rng, layout)
         style = felt_style(layout, rng, cam)
@@ -398,6 +398,7 @@ def eval_drift(minutes: float = 10.0, cameras: int = 3, moves: int = 60, seed: i
 
     moved = []
     for k in range(moves):
+        rng = np.random.default_rng([seed, 6, k])
         layout = builtin_layout(ids[k % len(ids)])
         cam, _ = sample_pose(rng, layout)
         kind = "shift" if k % 2 == 0 else "turn"
@@ -422,10 +423,10 @@ def eval_drift(minutes: float = 10.0, cameras: int = 3, moves: int = 60, seed: i
                       "flagged_after_s": flagged_s})
         _log(log, f"drift move {k}: {kind} true {true_shift:.1f} mm measured "
                   f"{moved[-1]['measured_shift_mm']} flagged after {flagged_s} s")
-    enter = DriftWatch.__init__.__kwdefaults__["enter_mm"] if "enter_mm" not in watch_kw else watch_kw["enter_mm"]
+    enter = watch_kw.get("enter_mm", DriftWatch.__init__.__kwdefaults__["enter_mm"])
     big = [m for m in moved if m["true_shift_mm"] > enter * 1.5]
     return {
-        "check_every_frames": every, "fps": fps, "work_width": watch.work_size[0],
+        "check_every_frames": every, "fps": fps, "work_width": watch_kw.get("work_width", 640),
         "still": still,
         "still_camera_moved_events": sum(s["camera_moved_events"] for s in still),
         "moves": len(moved),

@@ -92,11 +92,23 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(MODELS / "stage1.onnx", "--out"),
         imgsz: int = typer.Option(320, "--imgsz"),
         dynamic: bool = typer.Option(True, "--dynamic/--static"),
+        int8: bool = typer.Option(False, "--int8", help="Also write <out>_int8.onnx (static int8, rendered calibration crops)."),
     ) -> None:
         """Export stage 1 to ONNX (opset 18, onnxslim) and copy the .pt beside it."""
         _need_train_extra()
-        from models.export import export_stage1
+        from models.export import export_stage1, quantize_stage1
 
         if not weights.is_file():
             raise BadInput(f"{weights}: weights file not found")
-        print(json.dumps(export_stage1(weights, out, imgsz=imgsz, dynamic=dynamic)))
+        info = export_stage1(weights, out, imgsz=imgsz, dynamic=dynamic)
+        if int8:
+            from vision.bench import bench_scene
+            from vision.detector import warp_crop, zone_crops
+
+            crops = []
+            for seed in range(100, 104):
+                image, view, _ = bench_scene(seed)
+                crops += [warp_crop(image, c) for c in zone_crops(view.layout, view.homography,
+                                                                  image_size=(image.shape[1], image.shape[0]))]
+            info["int8"] = quantize_stage1(out, out.with_name(out.stem + "_int8.onnx"), crops, (imgsz, imgsz))
+        print(json.dumps(info))

@@ -41,8 +41,12 @@ def export_stage1(weights: Path, out: Path, imgsz: int = 320, dynamic: bool = Tr
     os.replace(tmp, out)
     pt = out.with_suffix(".pt")
     if weights.resolve() != pt.resolve():
-        shutil.copyfile(weights, pt.with_name(pt.name + ".tmp"))
-        os.replace(pt.with_name(pt.name + ".tmp"), pt)
+        from ultralytics.utils.torch_utils import strip_optimizer
+
+        tmp_pt = pt.with_name(pt.name + ".tmp")
+        shutil.copyfile(weights, tmp_pt)
+        strip_optimizer(str(tmp_pt))  # weights only (fp16), as ultralytics ships them: ~5 MB instead of ~26
+        os.replace(tmp_pt, pt)
     return {"onnx": str(out), "pt": str(pt), "onnx_sha256": sha256(out), "pt_sha256": sha256(pt),
             "onnx_mb": round(out.stat().st_size / 2**20, 2)}
 

@@ -29,8 +29,6 @@ def _frame(cam, state=IN_PLAY, seed=0, **fx):
     return render.render_frame(LAYOUT, state, cam, render.Style(effects=Effects(**fx)), rng=seed).image
 
 
-
-
 def test_an_unmoved_camera_is_never_flagged_under_changing_light_and_hands():
     watch = DriftWatch(CAL, LAYOUT)
     frames = [_frame(CAM, IN_PLAY, k, lighting=0.1 * k, brightness=0.7 + 0.15 * k, noise=1 + k) for k in range(4)]
@@ -75,6 +73,16 @@ def test_a_dark_frame_is_a_lost_camera_not_a_moved_one():
 
 def test_the_check_takes_a_work_sized_frame_too():
     watch = DriftWatch(CAL, LAYOUT)
-    small = watch._prepare(_frame(CAM))
+    small = watch.work_image(_frame(CAM))
     assert small.shape == (watch.work_size[1], watch.work_size[0])
     assert watch.measure(small).shift_mm < 1.0
+
+
+def test_templates_cut_from_a_reference_frame_measure_the_same_shift():
+    empty = _frame(CAM, TableState())
+    watch = DriftWatch(CAL, LAYOUT, reference=empty)
+    assert watch.measure(_frame(CAM)).shift_mm < 0.5
+    cam2 = bumped_camera(CAM, np.random.default_rng(4), "shift")
+    spots = watch.spot_mm
+    true = np.sqrt(np.mean(np.sum((CAL.to_mm(cam2.project(spots)) - spots) ** 2, axis=1)))
+    assert abs(watch.measure(_frame(cam2)).shift_mm - true) < max(1.5, 0.1 * true)

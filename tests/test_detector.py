@@ -185,3 +185,26 @@ def test_live_video_reads_only_the_crops_that_changed():
     second = det.detect_crops(frame2, crops, memory=memory)
     assert det.seen == [2, 1]
     assert len(first) == len(second) == 2
+
+
+def test_a_table_file_gives_zone_crops_a_camera_pose_and_its_chip_set(tmp_path):
+    from calibration.camera import PinholeCamera
+    from calibration.homography import CalibrationResult
+    from vision.detector import load_table_view
+
+    cam = PinholeCamera.looking_at(target=(950, 500), tilt_deg=25, yaw_deg=0, cover_mm=1900)
+    CalibrationResult(homography=cam.homography(), image_size=(1920, 1080), layout_id="blackjack-7-mtd-bonus",
+                      camera_matrix=cam.K).save(tmp_path / "calibration.json")
+    (tmp_path / "table.yaml").write_text("id: bj-07\nlayout: blackjack-7-mtd-bonus\ncalibration: calibration.json\n"
+                                         "profile: {game: blackjack, decks: 6}\nchips: {red: 5, green: 25}\n")
+    view = load_table_view(tmp_path / "table.yaml")
+    assert view.id == "bj-07" and sorted(c.denomination for c in view.chip_set) == [5, 25]
+    assert np.allclose(view.camera.R, cam.R, atol=1e-6)  # pose recovered from H and K: chips can be counted
+
+
+def test_a_table_file_without_calibration_is_bad_input(tmp_path):
+    from vision.detector import load_table_view
+
+    (tmp_path / "table.yaml").write_text("id: t\nlayout: blackjack-7-mtd-bonus\nprofile: {game: blackjack, decks: 6}\n")
+    with pytest.raises(BadInput, match="calibration"):
+        load_table_view(tmp_path / "table.yaml")

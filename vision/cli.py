@@ -104,8 +104,10 @@ def register(app: typer.Typer) -> None:
         result = run_bench(frames=frames, quick=quick, log=sys.stderr)
         print(json.dumps(result) if as_json else json.dumps(result, indent=2))
 
-    eval_app = typer.Typer(help="Measure the models.", no_args_is_help=True)
-    app.add_typer(eval_app, name="eval")
+    eval_app = next((g.typer_instance for g in app.registered_groups if g.name == "eval"), None)
+    if eval_app is None:  # the shared ``eval`` group (``eval review`` lives in vision/review_cli.py)
+        eval_app = typer.Typer(help="Measure accuracy on rendered and real data.", no_args_is_help=True)
+        app.add_typer(eval_app, name="eval")
 
     @eval_app.command("detect")
     def eval_detect(
