@@ -4,11 +4,14 @@ A cheap check meant for every few frames of a video.  The frame is shrunk to a
 work width (640 px by default: ~3 mm per pixel on a whole table) and each printed
 betting circle -- plus each end of a printed arc -- is looked for near where the
 calibration puts it by normalised cross-correlation with a template drawn from
-the layout itself (or cut from a reference frame when one is given).  The circles
-found give a robust affine motion of the image; applied to the spot centres it
-says how far, in millimetres on the felt, the layout has moved.  Hands, cards and
-chips hide some circles: those give weak correlation peaks or disagree with the
-others (RANSAC) and are left out.
+the layout itself (or cut from a reference frame when one is given).  The anchors
+found give a robust (RANSAC) similarity motion of the image; applied to the spot
+centres it says how far, in millimetres on the felt, the layout has moved.  Hands,
+cards and chips hide some anchors or pull them astray, so the camera counts as
+unmoved while two or more anchors sit in place and no more than one more moved
+together, and a motion needs three anchors that moved, half of those found and a
+third of those in view.  Where the layout is not found near its place (a big
+bump) the whole frame is searched (phase correlation) and each anchor farther out.
 
 Hysteresis keeps an unmoved camera from being flagged: ``camera_moved`` needs
 ``confirm_checks`` checks in a row above ``enter_mm`` and clears only after
@@ -308,18 +311,21 @@ class DriftWatch:
             return DriftMeasurement(None, None, n_ok, total, wide, "layout not found")
         s, d = src[ok], dst[ok]
         # A bump moves every visible anchor the same way; a hand, card or chip over a ring
-        # pulls one or two astray.  So the camera counts as unmoved while at least as many
-        # anchors sit where the calibration puts them as agree on any one motion, and a
-        # motion must carry at least three anchors, half of those found, a third of all.
+        # pulls one or two astray.  So the camera counts as unmoved while two or more anchors
+        # sit where the calibration puts them and no more than one fewer moved together, and
+        # a motion must be carried by three anchors that moved, half of those found and a
+        # third of all.
         still = np.linalg.norm(d - s, axis=1) < 0.6
         M, inl = cv2.estimateAffinePartial2D(s, d, method=cv2.RANSAC, ransacReprojThreshold=1.0, maxIters=500,
                                              refineIters=10)
         n_in = 0 if M is None else int(inl.sum())
-        if still.sum() >= 3 and still.sum() >= n_in - 1:
+        # anchors that carry the motion and did move (a near-identity fit also "explains" the still ones)
+        n_move = 0 if M is None else int((inl.ravel().astype(bool) & ~still).sum())
+        if still.sum() >= 2 and still.sum() >= n_move - 1:
             # unmoved: the shift is what the anchors in place show (no extrapolation from a few)
             disp = np.linalg.norm(self._to_mm(d[still]) - self._to_mm(s[still]), axis=1)
             return DriftMeasurement(float(np.sqrt(np.mean(disp**2))), float(disp.max()), int(still.sum()), total, wide)
-        if M is None or n_in < max(3, math.ceil(0.5 * n_ok)):
+        if M is None or n_move < 3 or n_in < math.ceil(0.5 * n_ok):
             return DriftMeasurement(None, None, n_in, total, wide, "anchors disagree")
         if n_in < 0.3 * total:
             # too little of the layout to say it moved (most anchors hidden, or a wide search

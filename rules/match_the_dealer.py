@@ -67,8 +67,11 @@ def mtd_wager_violations(profile: TableProfile, wager: Fraction, main_wager: Fra
     and only beside a main wager.
     """
     out: list[Violation] = []
-    amount = _fmt(wager)
     if profile.game == "spanish21":
+        if wager >= 1 and (main_wager is None or wager <= main_wager) and (
+                profile.mtd_max is None or wager <= profile.mtd_max) and main_wager != 0:
+            return out
+        amount = _fmt(wager)
         if wager < 1:
             out.append(Violation("wager", "13:69F-19.6(b)",
                                  f"match-the-dealer wager ${amount} is below the $1 minimum", seat, "mtd"))
@@ -81,6 +84,7 @@ def mtd_wager_violations(profile: TableProfile, wager: Fraction, main_wager: Fra
                                  f"match-the-dealer wager ${amount} exceeds the posted maximum ${_fmt(profile.mtd_max)}",
                                  seat, "mtd"))
     else:
+        amount = _fmt(wager)
         if profile.mtd_min is not None and wager < profile.mtd_min:
             out.append(Violation("wager", "13:69F-2.23(c)",
                                  f"match-the-dealer wager ${amount} is below the posted minimum ${_fmt(profile.mtd_min)}",

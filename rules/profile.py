@@ -127,7 +127,7 @@ class TableProfile(BaseModel):
     blackjack_pays: tuple[int, int] | None = None
     deal_order: Literal["standard", "switch_hands"] | None = None
     burn_after_shuffle: bool | None = None
-    # memo of config_violations by side bets checked: the profile is frozen, so the answer never changes
+    # memo of derived answers (config violations by side bets checked, odds, payouts): the profile is frozen
     _violations_memo: dict = PrivateAttr(default_factory=dict)
 
     @field_validator("mtd_min", "mtd_max", "main_min", "main_max", mode="before")
@@ -198,13 +198,23 @@ class TableProfile(BaseModel):
 
     def effective_mtd_odds(self) -> MtdOdds | None:
         """The odds to pay: the posted ones, else the regulation minimum; ``None`` where MTD is not allowed."""
-        return self.mtd_odds if self.mtd_odds is not None else self.minimum_mtd_odds()
+        if self.mtd_odds is not None:
+            return self.mtd_odds
+        if "mtd_odds" not in self._violations_memo:
+            self._violations_memo["mtd_odds"] = self.minimum_mtd_odds()
+        return self._violations_memo["mtd_odds"]
 
     def bonus_payout_for(self, denomination: int | Fraction) -> int | Fraction | PayoutRange | None:
         """The posted payout for a bonus wager of ``denomination`` dollars (default: the regulation range)."""
         if denomination not in BONUS_DENOMINATIONS:
             return None
-        d = int(denomination)
+        key = ("bonus_payout", denomination)
+        if key in self._violations_memo:
+            return self._violations_memo[key]
+        self._violations_memo[key] = self._bonus_payout_for(int(denomination))
+        return self._violations_memo[key]
+
+    def _bonus_payout_for(self, d: int) -> int | Fraction | PayoutRange:
         if self.bonus_payout is not None and str(d) in self.bonus_payout:
             return self.bonus_payout[str(d)]
         lo, hi = BONUS_PAYOUT_LIMITS[d]
