@@ -45,6 +45,8 @@ SIDE_BETS = ("mtd", "bonus")
 DROP_TOLERANCE_S = 1.5
 """An emptied spot this long before the moment that settles it still counts as that settlement
 (the dealer's hand hides the last card dealt while the other hand already collects)."""
+ROUND_END_S = 1.0
+"""The table must stay clear of cards this long before the round counts as picked up."""
 REAPPEAR_S = 3.0
 """A card gone from a zone and back within this long, in the same place, was hidden, not taken."""
 LATE_TOLERANCE_S = 0.6
@@ -173,6 +175,8 @@ class RoundRecord:
     pickup_done_s: float | None = None
     phase: str = "betting"
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
+    clear_t: float | None = None                        # when the table last became clear of cards
+    clear_chips: dict = field(default_factory=dict)     # the chips on the table at that moment
 
     def to_json(self) -> dict:
         up = self.dealer[0] if self.dealer else None
@@ -244,6 +248,7 @@ class RoundEngine:
         self._cards: dict[str, list[str]] = {}            # zone -> labels present, processed so far
         self._pending_flips: list[tuple[str, float]] = []  # (zone, t) of BACK departures awaiting a face
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
+        self._last_departure_t = 0.0
         self._utc0: datetime | None = None
         self._now_frame = 0
         self._now_t = 0.0
@@ -278,7 +283,7 @@ class RoundEngine:
         while self._queue:
             _, _, ch = heapq.heappop(self._queue)
             events += self._process(ch)
-        events += self._check_round_end()
+        events += self._check_round_end(force=True)
         if self.current is not None:
             events += self._close_round(t_s, complete=False)
         return events
@@ -302,12 +307,18 @@ class RoundEngine:
         labels = self._cards.setdefault(ch.zone, [])
         if ch.kind == "card_left":
             self._departed.append(ch)
+            self._last_departure_t = max(self._last_departure_t, ch.t_s)
             if ch.label in labels:
                 labels.remove(ch.label)
+            r = self.current
+            if r is not None and r.first_card_s is not None and not self._cards_on_table():
+                r.clear_t, r.clear_chips = ch.t_s, dict(self._chips)
             if ch.label == BACK and kind == "cards":
                 self._pending_flips.append((ch.zone, ch.t_s))
             return self._card_left(ch, owner, kind)
         labels.append(ch.label)
+        if self.current is not None and ch.zone.startswith(("seat", "dealer.")):
+            self.current.clear_t = None
         if self._reappeared(ch):
             return []
         return self._card_arrived(ch, owner, kind)
@@ -343,8 +354,8 @@ class RoundEngine:
             return events
         s = r.seats.get(seat)
         wager = s.wagers.get(kind) if s else None
-        if r.pickup_done_s is not None and ch.t_s >= r.pickup_done_s:
-            return events  # players taking their chips back after the round
+        if r.clear_t is not None and ch.t_s >= r.clear_t:
+            return events  # players taking their chips back after the cards were picked up
         if ch.after:
             # the stack is back: an emptied reading before was a hand over it, not a collection
             r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (seat, kind)]
@@ -406,7 +417,7 @@ class RoundEngine:
         r = self.current
         if r is None or r.phase in ("betting", "closing") or (ch.after or 0) <= (before or 0):
             return []
-        if r.pickup_done_s is not None and ch.t_s >= r.pickup_done_s:
+        if r.clear_t is not None and ch.t_s >= r.clear_t:
             return []
         s = r.seats.get(seat)
         if s is None:
@@ -694,16 +705,19 @@ class RoundEngine:
 
     # -- round end ----------------------------------------------------------------------------------
 
-    def _check_round_end(self) -> list[Event]:
+    def _cards_on_table(self) -> bool:
+        return any(labels for zone, labels in self._cards.items() if zone.startswith(("seat", "dealer.")) and labels)
+
+    def _check_round_end(self, force: bool = False) -> list[Event]:
         r = self.current
         if r is None or r.phase in ("betting", "closing") or r.first_card_s is None:
             return []
-        cards_left = any(labels for zone, labels in self._cards.items()
-                         if zone.startswith(("seat", "dealer.")) and labels)
-        if cards_left:
+        if self._cards_on_table():
             return []
-        # all cards picked up: the moment the last card left
-        r.pickup_done_s = self._now_t - self.latency_s
+        # all cards picked up, for long enough that a hand hiding the last ones would have moved on
+        if not force and (self._now_t - self.latency_s) - self._last_departure_t < ROUND_END_S:
+            return []
+        r.pickup_done_s = self._last_departure_t
         return self._end_checks(r)
 
     def _end_checks(self, r: RoundRecord) -> list[Event]:
@@ -715,7 +729,8 @@ class RoundEngine:
                 res = s.expected.get(bet)
                 if res is None or not s.wagers.get(bet):
                     continue
-                if res.outcome == "lose" and not s.collected.get(bet) and self._chips.get(f"seat{s.seat}.{bet}"):
+                on_spot = (r.clear_chips if r.clear_t is not None else self._chips).get(f"seat{s.seat}.{bet}")
+                if res.outcome == "lose" and not s.collected.get(bet) and on_spot:
                     events += self._alert(r, f"{bet}_not_collected", s.seat, ch, expected=s.wagers[bet], observed=0,
                                           wager=bet, rule="13:69F-2.20(e)" if bet == "bonus" else
                                           _mtd_rule(self.profile, "timing"),
