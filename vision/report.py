@@ -208,6 +208,8 @@ def build_report(video_name: str, fps: float, frames: int, table_id: str, engine
     """The contracts' ``report.json`` object."""
     report = {"video": video_name, "fps": float(fps), "frames": frames, "table": table_id,
               "rounds": [r.to_json() for r in engine.rounds]}
+    if engine.table_alerts:
+        report["alerts"] = [a.to_json() for a in engine.table_alerts]
     if stopped is not None:
         report["stopped"] = stopped.to_json()
     return report

@@ -109,7 +109,7 @@ FrameHook = Callable[[Frame, Observation | None, list[Event], RoundEngine], None
 
 def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tracker: ZoneTracker,
                analyse_fps: float = 10.0, on_frame: FrameHook | None = None,
-               progress: Callable[[int, float], None] | None = None) -> EngineRun:
+               progress: Callable[[int, float], None] | None = None, drift=None) -> EngineRun:
     """Drive the engine over every frame of ``source``.
 
     Args:
@@ -120,6 +120,8 @@ def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tra
             for the annotated video).
         on_frame: called for every frame with its observation (``None`` when not analysed) and events.
         progress: called with (frames read, video seconds) now and then.
+        drift: a :class:`calibration.drift.DriftWatch`, checked on every analysed frame; a moved or
+            lost camera raises ``camera_moved`` / ``camera_lost``.
 
     Returns:
         An :class:`EngineRun`; what was processed is kept even when the source stops early.
@@ -142,6 +144,8 @@ def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tra
             run.frames_analysed += 1
             changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points)
             events = engine.step(frame.index, frame.t_s, changes, frame.utc)
+            if drift is not None:
+                events += _check_camera(drift, frame, engine)
             next_t = (int(frame.t_s / step + 1e-6) + 1) * step if step else 0.0
         if on_frame is not None:
             on_frame(frame, obs, events, engine)
@@ -154,6 +158,16 @@ def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tra
     run.stopped = source.stopped
     run.seconds = time.perf_counter() - t_start
     return run
+
+
+def _check_camera(drift, frame: Frame, engine: RoundEngine) -> list[Event]:
+    report = drift.check(frame.image)
+    if report.event in ("camera_moved", "camera_lost"):
+        shift = None if report.shift_mm is None else round(float(report.shift_mm), 1)
+        what = f"the layout has moved {shift} mm from where the calibration puts it" if shift is not None else \
+            "the layout can no longer be found in the frame"
+        return engine.camera_alert(report.event, frame.index, frame.t_s, shift, what + ": recalibrate")
+    return []
 
 
 def live_events(source: FrameSource, observer: Observer, engine: RoundEngine, tracker: ZoneTracker,

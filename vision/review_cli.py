@@ -116,9 +116,11 @@ def review(
         def progress(n: int, t_s: float) -> None:
             bar.update(task, completed=n, fps=n / max(1e-6, time.perf_counter() - t0))
 
+        from calibration.drift import DriftWatch
+
         try:
             run = run_engine(source, observer, engine, tracker, analyse_fps=analyse_fps, on_frame=sink,
-                             progress=progress)
+                             progress=progress, drift=DriftWatch(calib, tbl.layout))
         except BaseException:
             sink.abort()
             raise

@@ -242,6 +242,7 @@ class RoundEngine:
         self.flip_window_s = flip_window_s
         self.rounds: list[RoundRecord] = []
         self.current: RoundRecord | None = None
+        self.table_alerts: list[Alert] = []               # alerts outside any round (camera moved, ...)
         self._queue: list[tuple[float, int, ZoneChange]] = []
         self._seq = 0
         self._chips: dict[str, float | None] = {}         # zone -> value after the changes processed so far
@@ -754,6 +755,17 @@ class RoundEngine:
         return [Event("round_ended", t_s, self._now_frame, r.index, {"complete": complete})]
 
     # -- alerts ------------------------------------------------------------------------------------
+
+    def camera_alert(self, kind: str, frame: int, t_s: float, shift_mm: float | None, message: str) -> list[Event]:
+        """A camera alert (``camera_moved``, ``camera_lost``): on the open round, else on the table."""
+        ch = ZoneChange("camera", "", frame, t_s, frame, t_s)
+        r = self.current
+        if r is not None:
+            return self._alert(r, kind, None, ch, expected=0, observed=shift_mm, rule="", message=message)
+        alert = Alert(type=kind, seat=None, t_s=t_s, frame=frame, expected=0, observed=shift_mm, message=message,
+                      raised_t_s=t_s, raised_frame=frame, round_index=-1)
+        self.table_alerts.append(alert)
+        return [Event("alert", t_s, frame, -1, {"alert": alert})]
 
     def _frame_at(self, t_s: float) -> int:
         return max(0, int(round(t_s * self.fps)))
