@@ -41,8 +41,6 @@ def demo(out: Path = typer.Option(Path("out/demo"), help="where the review of th
 
 
 def _review_sample(console, out: Path, no_video: bool) -> bool:
-    from rich.table import Table
-
     from vision.onnx_runtime import ModelFileError
 
     video = SAMPLE_ROUND / "video.mp4"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from fractions import Fraction
-from pathlib import Path
 from typing import Optional
 
 import typer

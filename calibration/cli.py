@@ -18,19 +18,9 @@ from pathlib import Path
 import typer
 
 from api.errors import BadInput
+from api.images import read_image as _read_image
 
 
-def _read_image(path: Path):
-    import cv2
-    import numpy as np
-
-    if not path.is_file():
-        raise BadInput(f"{path}: image file not found")
-    data = np.fromfile(str(path), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise BadInput(f"{path}: not a readable image (empty, truncated or not an image format OpenCV reads)")
-    return image
 
 
 def _load_layout(spec: Path):

@@ -230,7 +230,6 @@ class TableProfile(BaseModel):
                                  "match-the-dealer is authorised at blackjack (2.23) and Spanish 21 (19.6) tables, "
                                  "not at Switch Hands", wager="mtd"))
             return out
-        section = "13:69F-2.23" if self.game == "blackjack" else "13:69F-19.6"
         minimum = MTD_MINIMUM_ODDS.get((self.game, self.decks))
         if minimum is None:
             rule = "13:69F-2.2(a)4" if self.game == "blackjack" else "13:69F-19.6(e)"

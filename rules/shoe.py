@@ -5,6 +5,7 @@ probability code (:mod:`rules.edge`) and the renderer's shuffled shoes both
 start from it, so a round can never show a card its shoe cannot hold.
 
 Example:
+    >>> from rules.cards import parse_card
     >>> shoe = ShoeComposition(decks=6, spanish=True)
     >>> shoe.total, shoe.count(parse_card("KH")), shoe.can_hold(parse_card("10H"))
     (288, 6, False)
@@ -15,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from rules.cards import ALL_CARDS, Card, parse_card  # noqa: F401  (parse_card for the doctest)
+from rules.cards import ALL_CARDS, Card
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,20 +14,9 @@ from pathlib import Path
 import typer
 
 from api.errors import BadInput
+from api.images import read_image
 
 
-def read_image(path: Path):
-    """(H, W, 3) uint8 BGR image; raises BadInput naming the file when it cannot be decoded."""
-    import cv2
-    import numpy as np
-
-    if not path.is_file():
-        raise BadInput(f"{path}: image file not found")
-    data = np.fromfile(str(path), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise BadInput(f"{path}: not a readable image (empty, truncated or not an image format OpenCV reads)")
-    return image
 
 
 def write_image_atomic(path: Path, image) -> None:

@@ -31,43 +31,13 @@ def build_engine(table, fps: float):
 
 
 def detector_observer(table, threads: int | None = None):
-    """The ONNX detector as an observer for ``table``."""
+    """The ONNX detector as an observer for ``table`` (a :class:`calibration.table.Table`)."""
     from calibration.zones import ZoneMap
-    from vision.detector import FrameReader, TableView
+    from vision.detector import FrameReader, load_table_view
     from vision.review import DetectorObserver
 
-    calib = table.require_calibration()
-    camera = None
-    if calib.camera_matrix is None and getattr(calib, "extra", None):
-        camera = None
-    view = TableView(id=table.id, layout=table.layout, homography=calib.homography, camera=_camera_of(table),
-                     chip_set=_chip_set_of(table))
-    return DetectorObserver(FrameReader(threads=threads), view, ZoneMap(table.layout, calib))
-
-
-def _camera_of(table):
-    """The pinhole camera stored beside a rendered video's calibration, where there is one."""
-    if table.calibration_path is None:
-        return None
-    try:
-        data = json.loads(Path(table.calibration_path).read_text())
-    except (OSError, ValueError):
-        return None
-    cam = data.get("camera")
-    if not isinstance(cam, dict):
-        return None
-    from calibration.camera import PinholeCamera
-
-    return PinholeCamera.from_json(cam)
-
-
-def _chip_set_of(table):
-    from vision.chips import default_chip_set, parse_chip_set
-
-    try:
-        return parse_chip_set(table.chipset.to_mapping() if hasattr(table.chipset, "to_mapping") else None)
-    except Exception:  # noqa: BLE001 - fall back to the default set the renderer uses
-        return default_chip_set()
+    view = load_table_view(table.path)
+    return DetectorObserver(FrameReader(threads=threads), view, ZoneMap(table.layout, table.require_calibration()))
 
 
 def review(

@@ -31,7 +31,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from rules.cards import BACK, UNREADABLE, Card, parse_card
+from rules.cards import BACK, UNREADABLE, parse_card
 from rules.dealing import DealEvent, check_dealing_order
 from rules.bonus import bonus_wager_violations
 from rules.main_wager import main_wager_violations
