@@ -32,12 +32,12 @@ Example:
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from calibration.files import write_atomic
 from calibration.chipset import ChipSet, ChipSetError, default_chipset, load_chipset
 from calibration.homography import CalibrationError, CalibrationResult
 from calibration.layout import LAYOUT_DIR, Layout, LayoutError, load_layout
@@ -226,12 +226,4 @@ def write_table_file(path: str | Path, data: dict) -> Path:
     """Write a table file's mapping as YAML, whole or not at all (temporary file, then rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100))

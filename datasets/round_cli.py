@@ -16,21 +16,11 @@ Each file is written whole or not at all.  Bad options exit 2 with one line.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import typer
 
-
-def _write_text(path: Path, text: str) -> None:
-    """Write ``text`` whole or not at all: a temporary file beside ``path``, then rename."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+from calibration.files import write_atomic
 
 
 def json_text(data: dict) -> str:
@@ -84,10 +74,10 @@ def write_round_outputs(out: Path, options, video: bool = True, crf: int = 26, p
     if video:
         stats = render_video(script, out / VIDEO_FILE, crf=crf, preset=preset, progress=progress)
     layout_src = LAYOUT_DIR / f"{GAME_LAYOUT[script.game]}.yaml"
-    _write_text(out / "layout.yaml", layout_src.read_text(encoding="utf-8"))
-    _write_text(out / "calibration.json", json_text(script.calibration()))
+    write_atomic(out / "layout.yaml", layout_src.read_text(encoding="utf-8"))
+    write_atomic(out / "calibration.json", json_text(script.calibration()))
     write_table_file(out / "table.yaml", script.table_file("layout.yaml", "calibration.json"))
-    _write_text(out / "truth.json", json_text(script.truth()))
+    write_atomic(out / "truth.json", json_text(script.truth()))
     return script, stats
 
 

@@ -10,24 +10,18 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from calibration.files import write_atomic
 from vision.review import FrameBuffer, Observation
 from vision.rounds import Alert, Event, RoundEngine
 from vision.sources import Frame, Stopped
 from vision.video_out import H264Writer, sha256_file
 
 ALERT_COLOUR = (40, 40, 230)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def draw_overlay(image: np.ndarray, obs: Observation | None, zone_polys: dict[str, np.ndarray] | None,
@@ -143,7 +137,7 @@ class ReviewSink:
             img_path = self.evidence_dir / f"{stem}.jpg"
             ok, enc = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 88])
             if ok:
-                _atomic_write(img_path, enc.tobytes())
+                write_atomic(img_path, enc.tobytes())
                 alert.evidence = f"evidence/{img_path.name}"
         frames = self.buffer.between(alert.t_s - self.clip_before_s, now.t_s)
         if frames:
@@ -218,8 +212,8 @@ def build_report(video_name: str, fps: float, frames: int, table_id: str, engine
 def write_report(out_dir: Path, report: dict, annotated: bool) -> None:
     """Write ``report.json`` and ``report.html`` (atomically)."""
     out_dir = Path(out_dir)
-    _atomic_write(out_dir / "report.json", (json.dumps(report, indent=1) + "\n").encode())
-    _atomic_write(out_dir / "report.html", render_html(report, annotated).encode())
+    write_atomic(out_dir / "report.json", (json.dumps(report, indent=1) + "\n").encode())
+    write_atomic(out_dir / "report.html", render_html(report, annotated).encode())
 
 
 def render_html(report: dict, annotated: bool) -> str:
