@@ -8,6 +8,7 @@ from typing import Sequence
 from rules.cards import Card
 from rules.hands import hand_total, is_blackjack
 from rules.profile import TableProfile
+from rules.money import format_dollars
 from rules.results import WagerResult
 from rules.violations import Violation
 
@@ -61,13 +62,9 @@ def main_wager_violations(profile: TableProfile, wager: Fraction | int, seat: in
     """The main wager within the table's posted minimum and maximum (posted under 13:69F-8.3)."""
     out: list[Violation] = []
     if profile.main_min is not None and wager < profile.main_min:
-        out.append(Violation("wager", "13:69F-8.3", f"main wager ${_fmt(wager)} is below the posted minimum "
-                                                    f"${_fmt(profile.main_min)}", seat, "main"))
+        out.append(Violation("wager", "13:69F-8.3", f"main wager ${format_dollars(wager)} is below the posted minimum "
+                                                    f"${format_dollars(profile.main_min)}", seat, "main"))
     if profile.main_max is not None and wager > profile.main_max:
-        out.append(Violation("wager", "13:69F-8.3", f"main wager ${_fmt(wager)} exceeds the posted maximum "
-                                                    f"${_fmt(profile.main_max)}", seat, "main"))
+        out.append(Violation("wager", "13:69F-8.3", f"main wager ${format_dollars(wager)} exceeds the posted maximum "
+                                                    f"${format_dollars(profile.main_max)}", seat, "main"))
     return out
-
-
-def _fmt(amount: Fraction | int) -> str:
-    return str(int(amount)) if Fraction(amount).denominator == 1 else f"{float(amount):.2f}"

@@ -19,6 +19,7 @@ from typing import Sequence
 
 from rules.cards import Card
 from rules.profile import MtdOdds, TableProfile
+from rules.money import format_dollars
 from rules.results import CardMatch, WagerResult
 from rules.violations import Violation
 
@@ -71,33 +72,29 @@ def mtd_wager_violations(profile: TableProfile, wager: Fraction, main_wager: Fra
         if wager >= 1 and (main_wager is None or wager <= main_wager) and (
                 profile.mtd_max is None or wager <= profile.mtd_max) and main_wager != 0:
             return out
-        amount = _fmt(wager)
+        amount = format_dollars(wager)
         if wager < 1:
             out.append(Violation("wager", "13:69F-19.6(b)",
                                  f"match-the-dealer wager ${amount} is below the $1 minimum", seat, "mtd"))
         if main_wager is not None and wager > main_wager:
             out.append(Violation("wager", "13:69F-19.6(b)1",
-                                 f"match-the-dealer wager ${amount} exceeds the main wager ${_fmt(main_wager)}",
+                                 f"match-the-dealer wager ${amount} exceeds the main wager ${format_dollars(main_wager)}",
                                  seat, "mtd"))
         if profile.mtd_max is not None and wager > profile.mtd_max:
             out.append(Violation("wager", "13:69F-19.6(b)2",
-                                 f"match-the-dealer wager ${amount} exceeds the posted maximum ${_fmt(profile.mtd_max)}",
+                                 f"match-the-dealer wager ${amount} exceeds the posted maximum ${format_dollars(profile.mtd_max)}",
                                  seat, "mtd"))
     else:
-        amount = _fmt(wager)
+        amount = format_dollars(wager)
         if profile.mtd_min is not None and wager < profile.mtd_min:
             out.append(Violation("wager", "13:69F-2.23(c)",
-                                 f"match-the-dealer wager ${amount} is below the posted minimum ${_fmt(profile.mtd_min)}",
+                                 f"match-the-dealer wager ${amount} is below the posted minimum ${format_dollars(profile.mtd_min)}",
                                  seat, "mtd"))
         if profile.mtd_max is not None and wager > profile.mtd_max:
             out.append(Violation("wager", "13:69F-2.23(c)",
-                                 f"match-the-dealer wager ${amount} exceeds the posted maximum ${_fmt(profile.mtd_max)}",
+                                 f"match-the-dealer wager ${amount} exceeds the posted maximum ${format_dollars(profile.mtd_max)}",
                                  seat, "mtd"))
     if main_wager is not None and main_wager == 0:
         rule = "13:69F-19.6(b)" if profile.game == "spanish21" else "13:69F-2.23(c)"
         out.append(Violation("wager", rule, "match-the-dealer wager without a main wager", seat, "mtd"))
     return out
-
-
-def _fmt(amount: Fraction) -> str:
-    return str(int(amount)) if Fraction(amount).denominator == 1 else f"{float(amount):.2f}"

@@ -57,3 +57,8 @@ def money_json(amount: Fraction | int | None) -> int | float | None:
     if amount.denominator == 1:
         return int(amount)
     return round(float(amount), 2)
+
+
+def format_dollars(amount: Fraction | int) -> str:
+    """Dollars for a message: ``25`` for whole amounts, ``12.50`` otherwise (no ``$``)."""
+    return str(int(amount)) if Fraction(amount).denominator == 1 else f"{float(amount):.2f}"

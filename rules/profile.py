@@ -21,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from rules.edge import bonus_house_advantage
-from rules.money import to_money
+from rules.money import format_dollars, to_money
 from rules.violations import Violation
 
 Game = Literal["blackjack", "spanish21", "switch_hands"]
@@ -240,9 +240,9 @@ class TableProfile(BaseModel):
             mu, ms, rule = minimum
             low = []
             if self.mtd_odds.unsuited < mu:
-                low.append(f"unsuited {_fmt(self.mtd_odds.unsuited)} to 1 is below {mu} to 1")
+                low.append(f"unsuited {format_dollars(self.mtd_odds.unsuited)} to 1 is below {mu} to 1")
             if self.mtd_odds.suited < ms:
-                low.append(f"suited {_fmt(self.mtd_odds.suited)} to 1 is below {ms} to 1")
+                low.append(f"suited {format_dollars(self.mtd_odds.suited)} to 1 is below {ms} to 1")
             if low:
                 out.append(Violation("config", rule,
                                      f"posted match-the-dealer odds below the {self.decks}-deck minimum: "
@@ -283,7 +283,7 @@ class TableProfile(BaseModel):
             for amount in amounts:
                 if not lo <= amount <= hi:
                     out.append(Violation("config", "13:69F-2.20(j)",
-                                         f"posted ${_fmt(amount)} payout on the ${denom} bonus wager is outside "
+                                         f"posted ${format_dollars(amount)} payout on the ${denom} bonus wager is outside "
                                          f"${lo:,}-${hi:,}", wager="bonus"))
                     break
             else:
@@ -292,7 +292,7 @@ class TableProfile(BaseModel):
                     lo_ha, hi_ha = BONUS_HOUSE_ADVANTAGE_LIMITS
                     if not lo_ha <= ha <= hi_ha:
                         out.append(Violation("config", "13:69F-2.20(k)",
-                                             f"posted ${_fmt(posted)} on the ${denom} bonus wager gives a house "
+                                             f"posted ${format_dollars(posted)} on the ${denom} bonus wager gives a house "
                                              f"advantage of {float(ha):.2%} with {self.decks} decks, outside 0%-30%",
                                              wager="bonus"))
         return out
@@ -315,9 +315,6 @@ class TableProfile(BaseModel):
             memo = self._violations_memo[bets] = tuple(out)
         return list(memo)
 
-
-def _fmt(amount: Fraction) -> str:
-    return str(int(amount)) if Fraction(amount).denominator == 1 else f"{float(amount):.2f}"
 
 
 def load_profile(data: object, source: str = "profile") -> TableProfile:
