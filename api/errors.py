@@ -20,6 +20,7 @@ _BAD_INPUT_ERRORS: tuple[tuple[str, str], ...] = (
     ("vision.sources", "SourceError"),
     ("datasets.rounds", "RoundOptionsError"),
     ("datasets.faults", "FaultKindError"),
+    ("api.store.errors", "StoreInputError"),
 )
 
 

@@ -38,13 +38,14 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed"),
         epochs: int = typer.Option(10, "--epochs", min=1),
         bank: int = typer.Option(12000, "--bank", min=256, help="Rendered crops in the training bank."),
+        refresh: int = typer.Option(4, "--refresh", min=1, help="Re-render 1/REFRESH of the bank each epoch."),
         threads: int | None = typer.Option(None, "--threads", min=1),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
         from models.train import train_reader
 
-        path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads,
+        path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
                                  log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc}))
 

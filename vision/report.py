@@ -73,10 +73,13 @@ class ReviewSink:
         zone_polys: zone name -> (K, 2) polygon in source pixels (for the overlay), or ``None``.
         annotated: write ``annotated.mp4`` (H.264) when True.
         width: width of the annotated video and clips, pixels (height keeps the aspect).
+        clip_fps: frame rate of evidence clips when no annotated video is written (frames are
+            buffered at most this often, besides every analysed frame).
     """
 
     def __init__(self, out_dir: Path, fps: float, zone_polys: dict[str, np.ndarray] | None = None,
-                 annotated: bool = True, width: int = 960, clip_before_s: float = 2.0) -> None:
+                 annotated: bool = True, width: int = 960, clip_before_s: float = 2.0,
+                 clip_fps: float = 10.0) -> None:
         self.out_dir = Path(out_dir)
         self.evidence_dir = self.out_dir / "evidence"
         self.evidence_dir.mkdir(parents=True, exist_ok=True)
@@ -92,6 +95,8 @@ class ReviewSink:
         self._last_obs: Observation | None = None
         self._recent: list[Alert] = []
         self.alerts: list[Alert] = []
+        self.clip_fps = clip_fps
+        self._last_buffered_t = float("-inf")
 
     def _prepare(self, image: np.ndarray) -> None:
         h, w = image.shape[:2]
@@ -110,6 +115,11 @@ class ReviewSink:
     def __call__(self, frame: Frame, obs: Observation | None, events: list[Event], engine: RoundEngine) -> None:
         if self._scale is None:
             self._prepare(frame.image)
+        new_alerts = [e.data["alert"] for e in events if e.kind == "alert"]
+        if (self._writer is None and obs is None and not new_alerts
+                and frame.t_s - self._last_buffered_t < 1.0 / self.clip_fps - 1e-6):
+            return  # no annotated video: evidence clips keep clip_fps, so the other frames are never converted
+        self._last_buffered_t = frame.t_s
         if obs is not None:
             self._last_obs = self._scaled_obs(obs)
         small = frame.image
@@ -117,7 +127,6 @@ class ReviewSink:
             h, w = frame.image.shape[:2]
             small = cv2.resize(frame.image, (int(round(w * self._scale / 2)) * 2, int(round(h * self._scale / 2)) * 2),
                                interpolation=cv2.INTER_AREA)
-        new_alerts = [e.data["alert"] for e in events if e.kind == "alert"]
         self._recent = [a for a in self._recent if frame.t_s - a.raised_t_s < 4.0] + new_alerts
         zone_values = _zone_values(engine)
         needs_overlay = self._writer is not None or new_alerts
@@ -129,8 +138,12 @@ class ReviewSink:
         for alert in new_alerts:
             self._evidence(alert, frame)
 
+    def evidence_stem(self, alert: Alert) -> str:
+        """The file name (without extension) of an alert's evidence image and clip."""
+        return f"r{alert.round_index}-{alert.type}-s{alert.seat}"
+
     def _evidence(self, alert: Alert, now: Frame) -> None:
-        stem = f"r{alert.round_index}-{alert.type}-s{alert.seat}"
+        stem = self.evidence_stem(alert)
         image = self.buffer.nearest(alert.frame)
         if image is not None:
             image = self._mark_alert(image, alert)

@@ -1,0 +1,1 @@
+"""Alembic migrations of the pitwatch store (run by ``Store.migrate()``; no alembic.ini needed)."""
