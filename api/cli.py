@@ -28,7 +28,8 @@ def _register() -> None:
     from api.rules_cli import register as register_rules
 
     register_rules(app)
-    for module in ("datasets.cli", "calibration.cli", "vision.cli", "vision.review_cli", "models.cli", "api.demo"):
+    for module in ("datasets.cli", "calibration.cli", "vision.cli", "vision.review_cli", "models.cli", "api.demo",
+                   "api.store_cli", "api.serve_cli"):
         try:
             mod = __import__(module, fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -187,6 +187,20 @@ def test_live_video_reads_only_the_crops_that_changed():
     assert len(first) == len(second) == 2
 
 
+def test_live_video_rereads_a_crop_when_one_chip_stack_appears_in_it():
+    det = _CountingDetector()
+    frame = np.full((640, 1280, 3), 80, np.uint8)
+    crops = tile_crops(1280, 640, 640)
+    memory: dict = {}
+    det.detect_crops(frame, crops, memory=memory)
+    frame2 = frame.copy()
+    frame2[300:336, 200:236] = (40, 40, 200)  # a 36 px chip stack: 0.3 % of the tile
+    det.detect_crops(frame2, crops, memory=memory)
+    noisy = frame2.astype(np.int16) + np.random.default_rng(0).integers(-6, 7, frame2.shape)
+    det.detect_crops(noisy.clip(0, 255).astype(np.uint8), crops, memory=memory)  # sensor noise only
+    assert det.seen == [2, 1, 0]
+
+
 def test_a_table_file_gives_zone_crops_a_camera_pose_and_its_chip_set(tmp_path):
     from calibration.camera import PinholeCamera
     from calibration.homography import CalibrationResult

@@ -199,7 +199,7 @@ class Stage1Detector:
         return results
 
     def detect_crops(self, image: np.ndarray, crops: list[Crop], memory: dict | None = None,
-                     change_threshold: float = 4.0) -> Detections:
+                     change_threshold: float = 12.0) -> Detections:
         """Warp each crop out of ``image``, detect in one batch, map boxes back to ``image`` and merge.
 
         Boxes from overlapping crops are merged by class-wise NMS; with zone
@@ -207,19 +207,22 @@ class Stage1Detector:
 
         Args:
             memory: for live video, a dict kept between frames: a crop whose pixels have not
-                changed since its last reading (mean absolute difference of a 32 x 20 grey
-                thumbnail below ``change_threshold`` grey levels) reuses that reading, so a
-                frame costs only what moved.  None: every crop is read.
+                changed since its last reading reuses that reading, so a frame costs only what
+                moved.  "Changed" means some cell of a 48 x 32 colour thumbnail (each cell ~9 x 9 px
+                of a zone crop) moved by ``change_threshold`` levels or more in some channel: the largest
+                cell change, not the mean, so one chip added to a seat's crop (a few % of its
+                area) is never averaged away, while video noise (averaged over a cell) is.
+                None: every crop is read.
         """
         if image is None or image.size == 0 or not crops:
             return Detections.empty()
         warped = [warp_crop(image, c) for c in crops]
         todo = list(range(len(crops)))
         if memory is not None:
-            thumbs = [cv2.resize(cv2.cvtColor(w, cv2.COLOR_BGR2GRAY), (32, 20), interpolation=cv2.INTER_AREA)
-                      .astype(np.float32) for w in warped]
+            # colour, not grey: a red chip on green felt can have the felt's own brightness
+            thumbs = [cv2.resize(w, (48, 32), interpolation=cv2.INTER_AREA).astype(np.float32) for w in warped]
             todo = [i for i in todo if crops[i].name not in memory
-                    or float(np.abs(memory[crops[i].name][0] - thumbs[i]).mean()) >= change_threshold]
+                    or float(np.abs(memory[crops[i].name][0] - thumbs[i]).max()) >= change_threshold]
         shape, zoned = self.imgsz, any(c.zones for c in crops)
         if self.dynamic and zoned:
             # one common input for the batch: the largest crop rounded up to the stride, no rescaling

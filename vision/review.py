@@ -171,12 +171,12 @@ def _check_camera(drift, frame: Frame, engine: RoundEngine) -> list[Event]:
 
 
 def live_events(source: FrameSource, observer: Observer, engine: RoundEngine, tracker: ZoneTracker,
-                analyse_fps: float = 10.0) -> Iterator[tuple[Frame, Observation | None, list[Event]]]:
+                analyse_fps: float = 10.0, drift=None) -> Iterator[tuple[Frame, Observation | None, list[Event]]]:
     """The same loop as :func:`run_engine`, as a generator for a live source.
 
     Yields (frame, observation or ``None``, events decided at this frame); each alert event
     carries ``raised_t_s``, so the delay from the decidable frame to the alert is
-    ``alert.raised_t_s - alert.t_s``.
+    ``alert.raised_t_s - alert.t_s``.  ``drift``: as in :func:`run_engine`.
     """
     step = 1.0 / analyse_fps if analyse_fps > 0 else 0.0
     next_t = 0.0
@@ -188,6 +188,8 @@ def live_events(source: FrameSource, observer: Observer, engine: RoundEngine, tr
             obs = observer.observe(frame)
             changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points)
             events = engine.step(frame.index, frame.t_s, changes, frame.utc)
+            if drift is not None:
+                events += _check_camera(drift, frame, engine)
             next_t = (int(frame.t_s / step + 1e-6) + 1) * step if step else 0.0
         yield frame, obs, events
     if last is not None:

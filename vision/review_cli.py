@@ -37,25 +37,67 @@ def detector_observer(table, threads: int | None = None):
     from vision.review import DetectorObserver
 
     view = load_table_view(table.path)
-    return DetectorObserver(FrameReader(threads=threads), view, ZoneMap(table.layout, table.require_calibration()))
+    # live: a zone crop whose pixels did not change since its last reading is not read again
+    return DetectorObserver(FrameReader(threads=threads, live=True), view,
+                            ZoneMap(table.layout, table.require_calibration()))
 
 
-def review(
-    video: Path = typer.Argument(..., help="recorded video file"),
-    table: Path = typer.Option(..., "--table", help="table file (YAML)"),
-    out: Path = typer.Option(..., "--out", help="output folder"),
-    no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
-    analyse_fps: float = typer.Option(10.0, "--analyse-fps", help="frames analysed per second of video"),
-    threads: Optional[int] = typer.Option(None, help="ONNX Runtime threads"),
-) -> None:
-    """Review a recorded video: report.json, report.html, evidence and annotated.mp4 in OUT."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+def oracle_observer(table):
+    """The render's own zone readings as an observer (no pixels read), for a table file written by
+    ``pitwatch synth round``: the script is rebuilt from the ``synth.json`` beside the table file."""
+    from datasets.oracle import OracleObserver
+    from datasets.rounds import RoundVideoOptions, script_video
 
+    synth = Path(table.path).parent / "synth.json"
+    try:
+        o = json.loads(synth.read_text(encoding="utf-8"))
+        options = RoundVideoOptions(seed=o["seed"], game=o["game"], rounds=o["rounds"],
+                                    faults=tuple(o["faults"]), fps=o["fps"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BadInput(f"{table.path}: observer 'oracle' needs the render's synth.json beside the table file: "
+                       f"{synth}: {exc}") from exc
+    return OracleObserver(script_video(options))
+
+
+def observer_for(table, kind: str | None = None, threads: int | None = None):
+    """The observer ``kind`` (``detector`` or ``oracle``; default: the table file's ``observer`` field, else
+    ``detector``) for ``table`` (a :class:`calibration.table.Table`)."""
+    kind = kind or str(table.extra.get("observer") or "detector")
+    if kind == "oracle":
+        return oracle_observer(table)
+    if kind != "detector":
+        raise BadInput(f"{table.path}: field 'observer' must be detector or oracle, got {kind!r}")
+    return detector_observer(table, threads)
+
+
+class ReviewCancelled(Exception):
+    """Raised from a review's ``progress`` callback to stop it; nothing is written."""
+
+
+def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = False, analyse_fps: float = 10.0,
+                    threads: int | None = None, observer: str | None = None, progress=None):
+    """The whole review of ``video`` into ``out`` (``pitwatch review`` without the terminal output).
+
+    Args:
+        video, table, out: the video file, the table file, the output folder.
+        observer: ``detector`` or ``oracle`` (default: the table file's ``observer``, else ``detector``).
+        progress: called with (frames read, expected frames or None, video seconds) now and then; raising
+            (e.g. :class:`ReviewCancelled`) stops the review and aborts the annotated video.
+
+    Returns:
+        (the report dict, the :class:`vision.review.EngineRun`).
+
+    Raises:
+        BadInput: a table file or video that cannot be used.
+    """
+    from calibration.drift import DriftWatch
     from calibration.table import TableFileError, load_table
+    from calibration.zones import ZoneMap
     from vision.report import ReviewSink, build_report, write_report
     from vision.review import run_engine
     from vision.sources import SourceError, VideoFileSource
 
+    video, out = Path(video), Path(out)
     try:
         tbl = load_table(table)
         calib = tbl.require_calibration()
@@ -70,34 +112,47 @@ def review(
         raise BadInput(f"{video}: frames are {source.width}x{source.height} but the table's calibration is for "
                        f"{w}x{h}: wrong table file or camera")
     out.mkdir(parents=True, exist_ok=True)
-    observer = detector_observer(tbl, threads)
+    obs = observer_for(tbl, observer, threads)
     tracker, engine = build_engine(tbl, source.fps)
-    from calibration.zones import ZoneMap
-
     zmap = ZoneMap(tbl.layout, calib)
     sink = ReviewSink(out, source.fps, zone_polys=zmap.polygons_px(), annotated=not no_video)
     total = source.expected_frames
-    with Progress(TextColumn("[bold]review[/bold] {task.description}"), BarColumn(),
-                  TextColumn("{task.completed}/{task.total} frames"), TextColumn("{task.fields[fps]:.1f} fps"),
-                  TimeRemainingColumn(), transient=False, disable=not sys.stderr.isatty()) as bar:
-        task = bar.add_task(video.name, total=total, fps=0.0)
-        t0 = time.perf_counter()
-
-        def progress(n: int, t_s: float) -> None:
-            bar.update(task, completed=n, fps=n / max(1e-6, time.perf_counter() - t0))
-
-        from calibration.drift import DriftWatch
-
-        try:
-            run = run_engine(source, observer, engine, tracker, analyse_fps=analyse_fps, on_frame=sink,
-                             progress=progress, drift=DriftWatch(calib, tbl.layout))
-        except BaseException:
-            sink.abort()
-            raise
-        bar.update(task, completed=run.frames_read)
+    try:
+        run = run_engine(source, obs, engine, tracker, analyse_fps=analyse_fps, on_frame=sink,
+                         progress=(lambda n, t_s: progress(n, total, t_s)) if progress else None,
+                         drift=DriftWatch(calib, tbl.layout))
+    except BaseException:
+        sink.abort()
+        raise
     sink.close()
     report = build_report(video.name, source.fps, run.frames_read, tbl.id, engine, run.stopped)
     write_report(out, report, annotated=not no_video)
+    return report, run
+
+
+def review(
+    video: Path = typer.Argument(..., help="recorded video file"),
+    table: Path = typer.Option(..., "--table", help="table file (YAML)"),
+    out: Path = typer.Option(..., "--out", help="output folder"),
+    no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
+    analyse_fps: float = typer.Option(10.0, "--analyse-fps", help="frames analysed per second of video"),
+    threads: Optional[int] = typer.Option(None, help="ONNX Runtime threads"),
+) -> None:
+    """Review a recorded video: report.json, report.html, evidence and annotated.mp4 in OUT."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("[bold]review[/bold] {task.description}"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total} frames"), TextColumn("{task.fields[fps]:.1f} fps"),
+                  TimeRemainingColumn(), transient=False, disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task(video.name, total=None, fps=0.0)
+        t0 = time.perf_counter()
+
+        def progress(n: int, total: int | None, t_s: float) -> None:
+            bar.update(task, completed=n, total=total, fps=n / max(1e-6, time.perf_counter() - t0))
+
+        report, run = review_pipeline(video, table, out, no_video=no_video, analyse_fps=analyse_fps,
+                                      threads=threads, progress=progress)
+        bar.update(task, completed=run.frames_read)
     _print_summary(report, run)
 
 
