@@ -47,7 +47,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.auth import SESSION_COOKIE, authenticate, log_evidence_access, login_router, require_role
+from api.auth import authenticate, log_evidence_access, login_router, require_role
 from api.errors import BadInput
 from api.jobs import ReviewJobs
 from api.metrics import Metrics

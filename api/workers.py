@@ -38,6 +38,8 @@ from vision.sources import Frame, FrameSource, SourceError, Stopped
 log = logging.getLogger("pitwatch.serve")
 
 SOURCE_STATES = ("starting", "playing", "reconnecting", "ended", "stopped", "error")
+LIVE_ROUNDS_KEPT = 50
+"""Finished rounds a worker keeps in memory (the store keeps every round): bounded memory over a shift."""
 
 
 class TableConfigError(ValueError):
@@ -559,7 +561,7 @@ class TableWorker:
                 probe._container.close()
             except SourceError:
                 pass
-        tracker, engine = build_engine(self.table, fps)
+        tracker, engine = build_engine(self.table, fps, keep_rounds=LIVE_ROUNDS_KEPT)
         self._engine = engine
         self._source = source
         out_dir = self.data_dir / self.out_rel

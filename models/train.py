@@ -137,7 +137,7 @@ class IndexCropSource:
 
     def sample(self) -> tuple[np.ndarray, int]:
         """One ((40, 40, 3) uint8 BGR crop, class index into CARD_LABELS)."""
-        from rules.cards import CARD_LABELS, RANKS, SUITS
+        from rules.cards import CARD_LABELS, SUITS
         from vision.card_reader import index_crop
 
         rng = self.rng

@@ -123,3 +123,13 @@ def test_the_round_records_first_two_cards_up_card_and_wagers():
     assert r["dealer"]["up"] == "KS"
     assert r["seats"] == [{"seat": 3, "cards": ["KH", "7C"], "hits": [], "wagers": {"main": 25, "mtd": 5},
                            "mtd": {"outcome": "win", "expected_payout": 20, "observed_payout": 0}}]
+
+
+def test_a_live_engine_keeps_only_its_last_rounds_in_memory_but_numbers_every_round():
+    from vision.rounds import RoundEngine
+
+    engine = RoundEngine(TableProfile(game="blackjack", decks=8), "bj-01", keep_rounds=2)
+    for k in range(5):
+        engine._open_round(float(k), k)
+        engine._close_round(k + 0.5, complete=True)
+    assert [r.index for r in engine.rounds] == [2, 3, 4]

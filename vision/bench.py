@@ -57,14 +57,19 @@ def _median_ms(xs: list[float]) -> float:
     return round(statistics.median(xs) * 1000, 2)
 
 
-def run_bench(frames: int = 30, quick: bool = False, log=sys.stderr, stage1: Path = DEFAULT_STAGE1) -> dict:
-    """Time the configurations and return the headline case plus details (contracts ``bench --json``)."""
+def run_bench(frames: int = 30, quick: bool = False, log=sys.stderr, stage1: Path = DEFAULT_STAGE1,
+              px_per_mm: float = 1.0) -> dict:
+    """Time the configurations and return the headline case plus details (contracts ``bench --json``).
+
+    Args:
+        px_per_mm: zone-crop resolution of the calibrated configurations (the tiles' is the frame's own).
+    """
     scenes = [bench_scene(seed) for seed in range(3)]
     configs = [(2, True)] if quick else [(2, True), (1, True), (2, False), (1, False)]
     int8 = stage1.with_name(stage1.stem + "_int8.onnx")
     results: dict = {}
     for threads, calibrated in configs:
-        fr = FrameReader(stage1, threads=threads)
+        fr = FrameReader(stage1, threads=threads, px_per_mm=px_per_mm)
         ul = _ultralytics(stage1.with_suffix(".pt"), threads)
         onnx_t, stage1_t, ul_t = [], [], []
         for i in range(frames + 2):
@@ -95,7 +100,7 @@ def run_bench(frames: int = 30, quick: bool = False, log=sys.stderr, stage1: Pat
                         "cards_found": len(res.cards)}
         print(f"bench {key}: {results[key]}", file=log, flush=True)
         if int8.is_file() and calibrated:
-            fr8 = FrameReader(int8, threads=threads)
+            fr8 = FrameReader(int8, threads=threads, px_per_mm=px_per_mm)
             t8 = []
             for i in range(frames + 2):
                 image, view, _ = scenes[i % len(scenes)]
@@ -105,7 +110,8 @@ def run_bench(frames: int = 30, quick: bool = False, log=sys.stderr, stage1: Pat
                     t8.append(time.perf_counter() - t0)
             results[key]["int8_onnx_ms"] = _median_ms(t8)
     head = results["2t_calibrated"]
-    return {"frame": "1920x1080", "threads": 2, "calibrated": True, "frames": frames, "onnx_ms": head["onnx_ms"],
+    return {"frame": "1920x1080", "threads": 2, "calibrated": True, "px_per_mm": px_per_mm, "frames": frames,
+            "onnx_ms": head["onnx_ms"],
             "ultralytics_ms": head["ultralytics_ms"], "speedup": head["speedup"], "stage1_onnx_ms": head["stage1_onnx_ms"],
             "models": {"stage1": str(stage1.name), "reader": "card_reader.onnx"}, "configs": results}
 

@@ -86,11 +86,15 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Last line: one JSON object (contracts)."),
         frames: int = typer.Option(30, "--frames", min=1, help="Timed frames per configuration."),
         quick: bool = typer.Option(False, "--quick", help="Headline case only (2 threads, calibrated, fp32)."),
+        stage1: Path | None = typer.Option(None, "--stage1", help="Stage-1 ONNX model (its .pt beside it)."),
+        px_per_mm: float = typer.Option(1.0, "--px-per-mm", min=0.3, max=3.0, help="Zone-crop resolution."),
     ) -> None:
         """Time the whole detection per calibrated 1080p frame against ultralytics' predict."""
         from vision.bench import run_bench
+        from vision.detector import DEFAULT_STAGE1
 
-        result = run_bench(frames=frames, quick=quick, log=sys.stderr)
+        result = run_bench(frames=frames, quick=quick, log=sys.stderr, stage1=stage1 or DEFAULT_STAGE1,
+                           px_per_mm=px_per_mm)
         print(json.dumps(result) if as_json else json.dumps(result, indent=2))
 
     eval_app = next((g.typer_instance for g in app.registered_groups if g.name == "eval"), None)
@@ -105,9 +109,14 @@ def register(app: typer.Typer) -> None:
         data: Path | None = typer.Option(None, "--data", help="Folder of the real sets (default ../shared/data)."),
         holdout: int = typer.Option(40, "--holdout", min=0, help="Rendered hold-out frames (0 to skip)."),
         seed: int = typer.Option(9001, "--seed", help="Seed of the rendered hold-out."),
+        stage1: Path | None = typer.Option(None, "--stage1", help="Stage-1 ONNX model (default: committed)."),
+        reader: Path | None = typer.Option(None, "--reader", help="Stage-2 ONNX model (default: committed)."),
+        px_per_mm: float = typer.Option(1.0, "--px-per-mm", min=0.3, max=3.0, help="Zone-crop resolution."),
+        real: bool = typer.Option(True, "--real/--no-real", help="Also the real photo sets."),
     ) -> None:
         """Card precision/recall, confusions, accuracy vs index height, chip recall: renders and real photos."""
         from vision.evaluate import run_eval
 
-        result = run_eval(out=out, data=data, holdout=holdout, seed=seed, log=sys.stderr)
+        result = run_eval(out=out, data=data, holdout=holdout, seed=seed, log=sys.stderr, stage1=stage1,
+                          reader=reader, px_per_mm=px_per_mm, real=real)
         print(json.dumps(result) if as_json else json.dumps(result, indent=2))

@@ -369,15 +369,21 @@ def _write_png(img: np.ndarray, path: Path) -> None:
 
 
 def run_eval(out: Path, data: Path | None = None, holdout: int = 40, seed: int = 9001, deck: str = "proc-caladea-std",
-             log=sys.stderr, stage1: Path | None = None, reader: Path | None = None) -> dict:
-    """Run every available set; write ``confusion.png``, ``height.png`` and ``metrics.json`` under ``out``."""
+             log=sys.stderr, stage1: Path | None = None, reader: Path | None = None, px_per_mm: float = 1.0,
+             real: bool = True) -> dict:
+    """Run every available set; write ``confusion.png``, ``height.png`` and ``metrics.json`` under ``out``.
+
+    Args:
+        px_per_mm: zone-crop resolution of the calibrated path (rendered hold-out).
+        real: also run the real sets in ``data`` (each skipped with a reason where absent).
+    """
     from vision.detector import DEFAULT_STAGE1
 
     def say(msg: str) -> None:
         print(msg, file=log, flush=True)
 
     data = data or REPO.parent / "shared" / "data"
-    fr = FrameReader(stage1 or DEFAULT_STAGE1, reader)
+    fr = FrameReader(stage1 or DEFAULT_STAGE1, reader, px_per_mm=px_per_mm)
     t0 = time.time()
     result: dict = {"sets": {}, "skipped": {}}
     confusion = np.zeros((53, 53), np.int64)
@@ -389,7 +395,7 @@ def run_eval(out: Path, data: Path | None = None, holdout: int = 40, seed: int =
         heights["rendered"] = s["accuracy_by_index_height"]
     sets = {"real-cards-zk7wu": eval_zk7wu, "real-felt-layouts-martinabeleda": eval_martinabeleda,
             "real-chips-degen101": eval_chips}
-    for name, fn in sets.items():
+    for name, fn in sets.items() if real else ():
         root = data / name
         if not root.is_dir():
             result["skipped"][name] = f"{root} is absent"

@@ -20,13 +20,16 @@ TRACKER_FALL_S = 0.6
 ENGINE_LATENCY_S = 0.7
 
 
-def build_engine(table, fps: float):
-    """A zone tracker and a round engine set up for ``table`` (a :class:`calibration.table.Table`)."""
+def build_engine(table, fps: float, keep_rounds: int | None = None):
+    """A zone tracker and a round engine set up for ``table`` (a :class:`calibration.table.Table`).
+
+    ``keep_rounds``: live workers keep only the last rounds in memory (see :class:`vision.rounds.RoundEngine`).
+    """
     from vision.rounds import RoundEngine
     from vision.tracking import ZoneTracker
 
     tracker = ZoneTracker([z.name for z in table.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S)
-    engine = RoundEngine(table.profile, table.id, fps=fps, latency_s=ENGINE_LATENCY_S)
+    engine = RoundEngine(table.profile, table.id, fps=fps, latency_s=ENGINE_LATENCY_S, keep_rounds=keep_rounds)
     return tracker, engine
 
 
@@ -51,8 +54,10 @@ def oracle_observer(table):
     synth = Path(table.path).parent / "synth.json"
     try:
         o = json.loads(synth.read_text(encoding="utf-8"))
-        options = RoundVideoOptions(seed=o["seed"], game=o["game"], rounds=o["rounds"],
-                                    faults=tuple(o["faults"]), fps=o["fps"])
+        faults = o.get("faults")  # null: every fault kind, chosen by seed (synth round's default)
+        options = RoundVideoOptions(seed=o["seed"], game=o.get("game"), rounds=o["rounds"],
+                                    faults=None if faults is None else tuple(faults), fps=o["fps"],
+                                    decks=o.get("decks"), tilt_deg=o.get("tilt_deg"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise BadInput(f"{table.path}: observer 'oracle' needs the render's synth.json beside the table file: "
                        f"{synth}: {exc}") from exc

@@ -231,16 +231,21 @@ class RoundEngine:
             happened; at least the tracker's ``fall_s``.
         flip_window_s: a face-down card leaving and a face-up card arriving in the same
             zone within this time is one card turned over, not a new card.
+        keep_rounds: live mode: how many finished rounds to keep in :attr:`rounds` (the
+            store keeps them all), so a worker that runs all shift holds bounded memory;
+            ``None`` (review) keeps every round for the report.
     """
 
     def __init__(self, profile: TableProfile, table_id: str = "", fps: float = 30.0, latency_s: float = 0.7,
-                 flip_window_s: float = 1.5) -> None:
+                 flip_window_s: float = 1.5, keep_rounds: int | None = None) -> None:
         self.profile = profile
         self.fps = fps
         self.table_id = table_id
         self.latency_s = latency_s
         self.flip_window_s = flip_window_s
         self.rounds: list[RoundRecord] = []
+        self.keep_rounds = keep_rounds
+        self._rounds_opened = 0
         self.current: RoundRecord | None = None
         self.table_alerts: list[Alert] = []               # alerts outside any round (camera moved, ...)
         self._queue: list[tuple[float, int, ZoneChange]] = []
@@ -337,9 +342,12 @@ class RoundEngine:
         return False
 
     def _open_round(self, t_s: float, frame: int) -> list[Event]:
-        index = len(self.rounds)
+        index = self._rounds_opened
+        self._rounds_opened += 1
         self.current = RoundRecord(index=index, start_s=t_s, start_frame=frame)
         self.rounds.append(self.current)
+        if self.keep_rounds is not None and len(self.rounds) > self.keep_rounds + 1:
+            del self.rounds[:len(self.rounds) - self.keep_rounds - 1]
         return [Event("round_started", t_s, frame, index)]
 
     def _wager_change(self, ch: ZoneChange, seat: int, kind: str, before: float | None) -> list[Event]:
@@ -765,6 +773,8 @@ class RoundEngine:
         alert = Alert(type=kind, seat=None, t_s=t_s, frame=frame, expected=0, observed=shift_mm, message=message,
                       raised_t_s=t_s, raised_frame=frame, round_index=-1)
         self.table_alerts.append(alert)
+        if self.keep_rounds is not None and len(self.table_alerts) > 10 * self.keep_rounds:
+            del self.table_alerts[: len(self.table_alerts) - 10 * self.keep_rounds]  # a long outage, live
         return [Event("alert", t_s, frame, -1, {"alert": alert})]
 
     def _frame_at(self, t_s: float) -> int:
