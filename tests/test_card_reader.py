@@ -108,6 +108,22 @@ def test_straight_overhead_a_stack_is_not_counted():
     assert r.count is None and r.value is None and "per chip" in r.note
 
 
+def test_a_box_wider_than_one_chip_is_not_counted():
+    from calibration.camera import PinholeCamera
+    from vision.chips import chip_geometry
+
+    cam = PinholeCamera.looking_at(target=(500, 500), tilt_deg=35, yaw_deg=0, width=1920, height=1080, cover_mm=900)
+    ppc, ellipse_h, chip_w = chip_geometry(cam, (500, 500))
+    assert ppc >= 2
+    image = np.zeros((1080, 1920, 3), np.uint8)
+    image[:, :] = (36, 30, 196)  # red everywhere: colour is not the question here
+    cx, cy = cam.project([[500, 500, 0.0]])[0]
+    h = ellipse_h + 3 * ppc
+    loose = np.array([cx - chip_w, cy - h, cx + chip_w, cy + ellipse_h / 2], np.float32)  # twice a chip's width
+    r = read_stack(image, loose, CHIPS, cam, (500, 500))
+    assert r.count is None and r.value is None and "wide" in r.note
+
+
 def test_without_a_camera_pose_the_count_is_null_with_a_note():
     image = np.zeros((100, 100, 3), np.uint8)
     image[40:60, 40:60] = (64, 130, 24)

@@ -25,6 +25,11 @@ MIN_PX_PER_CHIP = 2.0
 """Least pixels per chip on the side for a count (the issue's 2 px per chip)."""
 MAX_LAB_DISTANCE = 40.0
 """Largest Lab distance from a chip-set colour still read as that denomination."""
+MAX_WIDTH_ERROR = 0.2
+"""Largest relative difference between the box's width and one chip's projected width for a count: a wider or
+narrower box is two stacks, a stack cut by a card or a loose detection, and its height says nothing about the count."""
+MAX_COUNT_RESIDUE = 0.35
+"""Largest distance, in chips, between the side's height and a whole number of chips for a count."""
 
 
 @dataclass(frozen=True)
@@ -94,12 +99,18 @@ def classify_colour(rgb: np.ndarray, chip_set: list[ChipColour]) -> tuple[int | 
 
 def pixels_per_chip(camera, base_mm: tuple[float, float]) -> tuple[float, float]:
     """(pixels one chip's thickness spans on the side, pixel height of the stack's top ellipse) at ``base_mm``."""
+    ppc, ellipse_h, _ = chip_geometry(camera, base_mm)
+    return ppc, ellipse_h
+
+
+def chip_geometry(camera, base_mm: tuple[float, float]) -> tuple[float, float, float]:
+    """(px per chip on the side, top ellipse height px, chip width px) of a chip lying at ``base_mm`` (mm)."""
     x, y = base_mm
     p = camera.project([[x, y, 0.0], [x, y, -CHIP_THICKNESS_MM]])
     ppc = float(np.linalg.norm(p[1] - p[0]))
     r = CHIP_DIAMETER_MM / 2
     ring = camera.project([[x + r * np.cos(a), y + r * np.sin(a), 0.0] for a in np.linspace(0, 2 * np.pi, 24)])
-    return ppc, float(ring[:, 1].max() - ring[:, 1].min())
+    return ppc, float(ring[:, 1].max() - ring[:, 1].min()), float(ring[:, 0].max() - ring[:, 0].min())
 
 
 def read_stack(image: np.ndarray, box: np.ndarray, chip_set: list[ChipColour], camera=None,
@@ -128,12 +139,19 @@ def read_stack(image: np.ndarray, box: np.ndarray, chip_set: list[ChipColour], c
     if camera is None or base_mm is None:
         layer = [{"denomination": top_denom, "count": None}]
         return StackReading(None, None, layer, note="no camera pose in the calibration: chips on the side cannot be counted")
-    ppc, ellipse_h = pixels_per_chip(camera, base_mm)
+    ppc, ellipse_h, chip_w = chip_geometry(camera, base_mm)
     if ppc < MIN_PX_PER_CHIP:
         return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
                             note=f"the side shows {ppc:.1f} px per chip (< {MIN_PX_PER_CHIP:g}): too few to count")
+    if abs(bw - chip_w) > MAX_WIDTH_ERROR * chip_w:
+        return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
+                            note=f"the box is {bw} px wide where one chip spans {chip_w:.0f} px: not one whole stack, "
+                                 "cannot count")
     side_h = bh - ellipse_h
     n = int(round(side_h / ppc))
+    if n >= 1 and abs(side_h / ppc - n) > MAX_COUNT_RESIDUE:
+        return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
+                            note=f"the side spans {side_h / ppc:.2f} chips, not a whole number: cannot count")
     if n < 1:
         return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
                             note="the stack's side is not visible: cannot count")
@@ -155,5 +173,8 @@ def read_stack(image: np.ndarray, box: np.ndarray, chip_set: list[ChipColour], c
             layers.append({"denomination": d, "count": 1})
     if any(layer["denomination"] is None for layer in layers):
         return StackReading(n, None, layers, px_per_chip=ppc, note="a chip's colour matches no chip of the set")
+    if top_denom is not None and top_denom != layers[-1]["denomination"]:
+        return StackReading(n, None, layers, px_per_chip=ppc,
+                            note="the top chip's face and the top of the side disagree on the colour")
     value = int(sum(layer["denomination"] * layer["count"] for layer in layers))
     return StackReading(n, value, layers, px_per_chip=ppc)
