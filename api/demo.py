@@ -72,14 +72,7 @@ def _review_sample(console, out: Path, no_video: bool) -> bool:
 
 def _review_sample_with_truth_readings(console, out: Path, no_video: bool) -> bool:
     """The review pipeline over the sample video, zone readings taken from the render's script."""
-    from calibration.table import load_table
-    from calibration.zones import ZoneMap
-    from datasets.oracle import OracleObserver
-    from datasets.rounds import RoundVideoOptions, script_video
-    from vision.report import ReviewSink, build_report, write_report
-    from vision.review import run_engine
-    from vision.review_cli import _print_summary, build_engine
-    from vision.sources import VideoFileSource
+    from vision.review_cli import _print_summary, review_pipeline
 
     video = SAMPLE_ROUND / "video.mp4"
     if not video.exists():
@@ -88,23 +81,8 @@ def _review_sample_with_truth_readings(console, out: Path, no_video: bool) -> bo
     console.print(f"[bold]1. Reviewing the bundled sample video[/bold] {video} -> {out}\n"
                   "   zone readings from the render's truth (the detector is not trained well enough yet: "
                   "models/MODEL_CARD.md; --detector uses it)")
-    o = json.loads((SAMPLE_ROUND / "synth.json").read_text())
-    script = script_video(RoundVideoOptions(seed=o["seed"], game=o["game"], rounds=o["rounds"],
-                                            faults=tuple(o["faults"]), fps=o["fps"]))
-    table = load_table(SAMPLE_ROUND / "table.yaml")
-    source = VideoFileSource(video)
-    tracker, engine = build_engine(table, source.fps)
     out.mkdir(parents=True, exist_ok=True)
-    sink = ReviewSink(out, source.fps, zone_polys=ZoneMap(table.layout, table.require_calibration()).polygons_px(),
-                      annotated=not no_video)
-    try:
-        run = run_engine(source, OracleObserver(script), engine, tracker, analyse_fps=10.0, on_frame=sink)
-    except BaseException:
-        sink.abort()
-        raise
-    sink.close()
-    report = build_report(video.name, source.fps, run.frames_read, table.id, engine, run.stopped)
-    write_report(out, report, annotated=not no_video)
+    report, run = review_pipeline(video, SAMPLE_ROUND / "table.yaml", out, no_video=no_video, observer="oracle")
     _print_summary(report, run)
     _compare_with_truth(console, report)
     return True
