@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
@@ -121,23 +120,9 @@ def test_the_same_dedup_key_twice_stores_one_event(store: Store):
     assert len(store.rounds()) == 1
 
 
-def test_appends_from_8_threads_keep_the_chain_intact(store: Store, db_path: Path):
+def test_appends_from_8_threads_keep_the_chain_intact(store: Store, db_path: Path, concurrent_appends):
     other = Store(f"sqlite:///{db_path}")  # a second Store on the same file: writers must queue across pools
-    errors: list[BaseException] = []
-
-    def work(worker: int) -> None:
-        target = store if worker % 2 else other
-        try:
-            for i in range(25):
-                target.append(f"bj-{worker}", "table_status", {"worker": worker, "i": i})
-        except BaseException as exc:  # surfaced in the main thread below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = concurrent_appends(lambda worker: store if worker % 2 else other, per_thread=25)
     other.close()
     assert errors == []
     assert store.verify_summary() == (200, [])

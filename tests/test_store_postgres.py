@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import threading
 import uuid
 from pathlib import Path
 
@@ -119,21 +118,8 @@ def test_the_migrations_create_exactly_the_schema_the_code_uses_on_postgresql(st
     engine.dispose()
 
 
-def test_appends_from_8_threads_keep_the_chain_intact_on_postgresql(store: Store):
-    errors: list[BaseException] = []
-
-    def work(worker: int) -> None:
-        try:
-            for i in range(20):
-                store.append(f"bj-{worker}", "table_status", {"worker": worker, "i": i, "t": 0.1 * i})
-        except BaseException as exc:  # surfaced in the main thread below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+def test_appends_from_8_threads_keep_the_chain_intact_on_postgresql(store: Store, concurrent_appends):
+    errors = concurrent_appends(lambda worker: store, per_thread=20)
     assert errors == []
     assert store.verify_summary() == (160, [])
 

@@ -97,12 +97,6 @@ def classify_colour(rgb: np.ndarray, chip_set: list[ChipColour]) -> tuple[int | 
     return (chip_set[k].denomination if d[k] <= MAX_LAB_DISTANCE else None), float(d[k])
 
 
-def pixels_per_chip(camera, base_mm: tuple[float, float]) -> tuple[float, float]:
-    """(pixels one chip's thickness spans on the side, pixel height of the stack's top ellipse) at ``base_mm``."""
-    ppc, ellipse_h, _ = chip_geometry(camera, base_mm)
-    return ppc, ellipse_h
-
-
 def chip_geometry(camera, base_mm: tuple[float, float]) -> tuple[float, float, float]:
     """(px per chip on the side, top ellipse height px, chip width px) of a chip lying at ``base_mm`` (mm)."""
     x, y = base_mm
