@@ -40,13 +40,16 @@ def register(app: typer.Typer) -> None:
         bank: int = typer.Option(12000, "--bank", min=256, help="Rendered crops in the training bank."),
         refresh: int = typer.Option(4, "--refresh", min=1, help="Re-render 1/REFRESH of the bank each epoch."),
         threads: int | None = typer.Option(None, "--threads", min=1),
+        init: Path | None = typer.Option(None, "--init", exists=True, dir_okay=False,
+                                         help="card_reader.pt to fine-tune from (default: random weights)."),
+        lr: float = typer.Option(3e-3, "--lr", min=1e-6, help="Peak learning rate."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
         from models.train import train_reader
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
-                                 log=lambda m: print(m, file=sys.stderr, flush=True))
+                                 init=init, lr=lr, log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc}))
 
     @train_app.command("prepare")
@@ -57,11 +60,14 @@ def register(app: typer.Typer) -> None:
         per_image: int = typer.Option(4, "--per-image", min=1, help="Crops cut from each rendered frame."),
         val_fraction: float = typer.Option(0.1, "--val"),
         seed: int = typer.Option(0, "--seed"),
+        layout_frame: float = typer.Option(0.0, "--layout-frame", min=0.0, max=1.0,
+                                           help="Fraction of crops cut rectified in the felt plane, as zone crops."),
     ) -> None:
         """Cut rendered frames into 3-class stage-1 crops (index, BACK, chip)."""
         from models.stage1_data import prepare
 
-        print(json.dumps(prepare(synth, out, imgsz=imgsz, per_image=per_image, val_fraction=val_fraction, seed=seed)))
+        print(json.dumps(prepare(synth, out, imgsz=imgsz, per_image=per_image, val_fraction=val_fraction, seed=seed,
+                                  layout_frame=layout_frame)))
 
     @train_app.command("detector")
     def train_detector_cmd(
@@ -76,15 +82,23 @@ def register(app: typer.Typer) -> None:
         fraction: float = typer.Option(1.0, "--fraction"),
         plots: bool = typer.Option(False, "--plots/--no-plots"),
         resume: bool = typer.Option(False, "--resume"),
+        init: Path | None = typer.Option(None, "--init", exists=True, dir_okay=False,
+                                         help="Local stage-1 .pt to fine-tune from (default: from scratch)."),
+        lr0: float = typer.Option(0.01, "--lr0", min=1e-6),
+        mosaic: float = typer.Option(1.0, "--mosaic", min=0.0, max=1.0),
+        close_mosaic: int = typer.Option(3, "--close-mosaic", min=0),
+        warmup_epochs: float = typer.Option(3.0, "--warmup-epochs", min=0.0),
     ) -> None:
-        """Stage 1: ultralytics YOLO from scratch, flips off, mosaic on, checkpoints every epoch."""
+        """Stage 1: ultralytics YOLO from scratch (or from --init), flips off, checkpoints every epoch."""
         _need_train_extra()
         from models.train import train_detector
 
         if not data.is_file():
             raise BadInput(f"{data}: data.yaml not found (run `pitwatch train prepare` first)")
         best = train_detector(data, model=model, epochs=epochs, imgsz=imgsz, batch=batch, seed=seed,
-                              project=project, name=name, fraction=fraction, plots=plots, resume=resume)
+                              project=project, name=name, fraction=fraction, plots=plots, resume=resume,
+                              init=init, lr0=lr0, mosaic=mosaic, close_mosaic=close_mosaic,
+                              warmup_epochs=warmup_epochs)
         print(json.dumps({"best": str(best)}))
 
     @train_app.command("export")

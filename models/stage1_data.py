@@ -46,6 +46,69 @@ def _objects(scene: dict) -> list[tuple[int, list[float]]]:
     return objs
 
 
+def _object_quads(scene: dict) -> list[tuple[int, np.ndarray]]:
+    """(class, (4, 2) image px outline) per object; corner indices by their printed outline (``index_quads``)."""
+    out = []
+    for c in scene.get("cards", []):
+        if c.get("face_up", True) and c.get("label") != "BACK":
+            for q, f in zip(c.get("index_quads", []), c.get("index_visible", [])):
+                if f >= 0.5:
+                    out.append((0, np.asarray(q, np.float64)))
+    for cls, b in _objects(scene):
+        if cls != 0:
+            x1, y1, x2, y2 = b
+            out.append((cls, np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)))
+    return out
+
+
+def layout_crop(rng: np.random.Generator, image: np.ndarray, scene: dict, imgsz: int,
+                px_per_mm: tuple[float, float] = (0.7, 1.8)) -> tuple[np.ndarray, list[str]] | None:
+    """One square crop of the felt plane, rectified as the runtime's zone crops are, with its YOLO label lines.
+
+    The runtime warps each seat's zones upright at ~1 px/mm (:func:`vision.detector.zone_crops`);
+    stage 1 must box corner indices axis-aligned in *that* frame, so crops here are cut the
+    same way: a ``imgsz``-px square of the layout at a log-uniform scale in ``px_per_mm``,
+    turned by a random angle (seats face every way), centred near a random object.  Index
+    labels are the bound of each printed index outline mapped into the crop.
+
+    Returns:
+        ((imgsz, imgsz, 3) uint8 BGR, label lines), or None when the scene has no camera.
+    """
+    cam = scene.get("camera")
+    if not cam:
+        return None
+    from calibration.camera import PinholeCamera
+
+    H = PinholeCamera.from_json(cam).homography()  # felt mm -> image px
+    Hinv = np.linalg.inv(H)
+    objs = _object_quads(scene)
+    ppm = math.exp(rng.uniform(math.log(px_per_mm[0]), math.log(px_per_mm[1])))
+    side = imgsz / ppm  # mm
+    if objs and rng.random() < 0.85:
+        q = objs[rng.integers(len(objs))][1]
+        centre_px = q.mean(0)
+    else:
+        centre_px = np.array([rng.uniform(0, image.shape[1]), rng.uniform(0, image.shape[0])])
+    c = cv2.perspectiveTransform(centre_px.reshape(1, 1, 2), Hinv)[0, 0] + rng.uniform(-0.35, 0.35, 2) * side
+    a = rng.uniform(0, 2 * math.pi)
+    u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    h = side / 2
+    corners_mm = np.array([c - h * u - h * v, c + h * u - h * v, c + h * u + h * v, c - h * u + h * v], np.float32)
+    corners_px = cv2.perspectiveTransform(corners_mm[None].astype(np.float64), H)[0].astype(np.float32)
+    if not np.all(np.isfinite(corners_px)):
+        return None
+    dst = np.array([[0, 0], [imgsz, 0], [imgsz, imgsz], [0, imgsz]], np.float32)
+    M = cv2.getPerspectiveTransform(corners_px, dst)
+    crop = cv2.warpPerspective(image, M, (imgsz, imgsz), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=(114, 114, 114))
+    boxes = []
+    for cls, q in objs:
+        m = cv2.perspectiveTransform(q.reshape(1, -1, 2), M)[0]
+        if np.all(np.isfinite(m)):
+            boxes.append((cls, [*m.min(0), *m.max(0)]))
+    return crop, crop_labels(boxes, 0.0, 0.0, float(imgsz), imgsz)
+
+
 def crop_labels(objs, x0: float, y0: float, side: float, out: int, keep: float = 0.6) -> list[str]:
     """YOLO label lines of the objects inside the square (x0, y0, side) resized to ``out`` px."""
     lines = []
@@ -64,8 +127,12 @@ def crop_labels(objs, x0: float, y0: float, side: float, out: int, keep: float =
 
 
 def prepare(synth_dirs: list[Path], out: Path, imgsz: int = 320, per_image: int = 4, val_fraction: float = 0.1,
-            seed: int = 0, index_px: tuple[float, float] = (10.0, 60.0)) -> dict:
+            seed: int = 0, index_px: tuple[float, float] = (10.0, 60.0), layout_frame: float = 0.0) -> dict:
     """Write ``out/{train,val}/{images,labels}`` and ``out/data.yaml`` (absolute paths) from rendered frames.
+
+    Args:
+        layout_frame: fraction of crops cut rectified in the felt plane (:func:`layout_crop`, as the
+            runtime's zone crops) instead of from the image as it is (as tiles).
 
     Returns:
         Counts: frames read, crops and boxes per class written.
@@ -95,6 +162,12 @@ def prepare(synth_dirs: list[Path], out: Path, imgsz: int = 320, per_image: int 
         heights = [b[3] - b[1] for c, b in objs if c == 0]
         ref_h = float(np.median(heights)) if heights else 28.0
         for j in range(per_image):
+            stem = f"{img_path.parent.parent.name}_{img_path.stem}_{j}"
+            if layout_frame and rng.random() < layout_frame:
+                cut = layout_crop(rng, image, scene, imgsz)
+                if cut is not None:
+                    _write_crop(out / split, stem, *cut, stats)
+                    continue
             target = math.exp(rng.uniform(math.log(index_px[0]), math.log(index_px[1])))
             s = target / ref_h  # crop px per frame px
             side = imgsz / s
@@ -112,13 +185,7 @@ def prepare(synth_dirs: list[Path], out: Path, imgsz: int = 320, per_image: int 
             M = np.array([[s, 0, -s * x0], [0, s, -s * y0]], np.float32)
             crop = cv2.warpAffine(image, M, (imgsz, imgsz), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
-            lines = crop_labels(objs, x0, y0, side, imgsz)
-            stem = f"{img_path.parent.parent.name}_{img_path.stem}_{j}"
-            cv2.imwrite(str(out / split / "images" / f"{stem}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            (out / split / "labels" / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
-            stats["crops"] += 1
-            for ln in lines:
-                stats["boxes"][NAMES[int(ln.split()[0])]] += 1
+            _write_crop(out / split, stem, crop, crop_labels(objs, x0, y0, side, imgsz), stats)
     data_yaml = out / "data.yaml"
     tmp = out / ".data.yaml.tmp"
     tmp.write_text(f"path: {out.resolve()}\ntrain: {(out / 'train' / 'images').resolve()}\n"
@@ -190,6 +257,14 @@ def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920
                   effects=Effects.random(rng))
     state = TableState(cards=tuple(cards), chips=tuple(chips), hands=tuple(hands))
     return render_frame(layout, state, camera, style, rng=int(rng.integers(1 << 31)))
+
+
+def _write_crop(split_dir: Path, stem: str, crop: np.ndarray, lines: list[str], stats: dict) -> None:
+    cv2.imwrite(str(split_dir / "images" / f"{stem}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (split_dir / "labels" / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+    stats["crops"] += 1
+    for ln in lines:
+        stats["boxes"][NAMES[int(ln.split()[0])]] += 1
 
 
 def render_set(out: Path, count: int, seed: int, held_out: str = "proc-caladea-std", log=print) -> Path:

@@ -13,7 +13,7 @@ and relabelled into 3 classes (index, BACK, chip).  Flips are off (mirrored
 glyphs do not exist on cards); rotation comes from the renderer.
 
 Stage 2 data: corner-index crops rendered on the fly from every deck design but
-the held-out one, through :func:`vision.card_reader.index_crop` (the runtime's
+the held-out one, through :func:`vision.card_reader.square_crop` (the runtime's
 crop), with rotation, scale, blur, noise, JPEG and occlusion families.
 """
 
@@ -93,8 +93,8 @@ class IndexCropSource:
 
     Each sample: a card face at a random resolution, rotated by a random angle,
     pasted on a random background, degraded by one or more noise families; the
-    index box (with jitter, as stage 1 would give it) is cut with
-    :func:`vision.card_reader.index_crop`.
+    index's square (off-centre and loose, as stage 1 gives it: :func:`_stage1_square`) is cut with
+    :func:`vision.card_reader.square_crop`.
 
     Args:
         designs: deck design names to draw from.
@@ -138,7 +138,7 @@ class IndexCropSource:
     def sample(self) -> tuple[np.ndarray, int]:
         """One ((40, 40, 3) uint8 BGR crop, class index into CARD_LABELS)."""
         from rules.cards import CARD_LABELS, SUITS
-        from vision.card_reader import index_crop
+        from vision.card_reader import square_crop
 
         rng = self.rng
         if rng.random() < self.hard:
@@ -172,19 +172,39 @@ class IndexCropSource:
         R = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
         img = cv2.warpAffine(bg, R, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         corners = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64) @ R.T
-        box = np.array([*corners.min(0), *corners.max(0)])
+        square = _stage1_square(rng, corners)
         # perspective squash (tilted camera)
         if rng.random() < 0.4:
             sy = rng.uniform(0.65, 1.0)
             img = cv2.resize(img, (img.shape[1], max(8, int(img.shape[0] * sy))), interpolation=cv2.INTER_AREA)
-            box[[1, 3]] *= sy
+            square[:, 1] *= sy
         if rng.random() < 0.15:  # suit colour is not to be trusted under casino lighting: shape must carry it too
             img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         img = _degrade(rng, img, index_h)
-        # stage-1 boxes are not exact: jitter each side by up to 12 % of the box size
-        bw, bh = box[2] - box[0], box[3] - box[1]
-        box = box + rng.uniform(-0.12, 0.12, 4) * np.array([bw, bh, bw, bh])
-        return index_crop(img, box), CARD_LABELS.index(label)
+        return square_crop(img, square), CARD_LABELS.index(label)
+
+
+def _stage1_square(rng, corners: np.ndarray) -> np.ndarray:
+    """The square stage 1 would hand the reader for an index whose image corners are ``corners`` (4, 2).
+
+    Stage 1 boxes the index axis-aligned in its crop's frame, which is turned by any angle
+    against the index; measured on rendered hold-out frames (``models/MODEL_CARD.md``) its
+    square's side is 0.99-1.55x (median 1.18x) the index's extent and its centre is off by
+    0.03-0.26 (median 0.08) of that extent, so the same spread is drawn here.
+
+    Returns:
+        (4, 2) float64 image pixels, corners TL, TR, BR, BL of the square in its own frame.
+    """
+    phi = float(rng.uniform(0, 2 * math.pi))
+    u, v = np.array([math.cos(phi), math.sin(phi)]), np.array([-math.sin(phi), math.cos(phi)])
+    c = corners.mean(0)
+    pu, pv = (corners - c) @ u, (corners - c) @ v
+    extent = max(pu.max() - pu.min(), pv.max() - pv.min())
+    side = extent * float(np.clip(np.exp(rng.normal(math.log(1.15), 0.15)), 0.85, 1.9))
+    off = np.clip(rng.normal(0, 0.1, 2), -0.3, 0.3) * extent
+    centre = c + ((pu.max() + pu.min()) / 2 + off[0]) * u + ((pv.max() + pv.min()) / 2 + off[1]) * v
+    h = side / 2
+    return np.array([centre - h * u - h * v, centre + h * u - h * v, centre + h * u + h * v, centre - h * u + h * v])
 
 
 def _background(rng, h: int, w: int) -> np.ndarray:
@@ -320,7 +340,7 @@ def _to_tensor(x: np.ndarray):
 
 def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epochs: int = 8, batch: int = 128,
                  bank: int = 12000, threads: int | None = None, log=print,
-                 refresh: int = 4) -> tuple[Path, ReaderRun]:
+                 refresh: int = 4, init: Path | None = None, lr: float = 3e-3) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -329,6 +349,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         seed: seeds numpy, torch and the crop renderer.
         epochs, batch, bank: passes over a bank of ``bank`` rendered crops (1/``refresh`` of it re-rendered
             each epoch).
+        init: a ``card_reader.pt`` state dict to start from (fine-tuning) instead of random weights.
+        lr: peak learning rate of the one-cycle schedule.
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -351,10 +373,13 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     ho_x, ho_y = _make_set(IndexCropSource([held_out], seed + 2), 2000)
     log(f"rendered {bank + 3500} crops in {time.time() - t0:.0f}s")
     net = reader_net()
+    if init is not None:
+        net.load_state_dict(torch.load(init, map_location="cpu"))
+        log(f"starting from {init}")
     params = sum(p.numel() for p in net.parameters())
     steps_per_epoch = bank // batch
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * steps_per_epoch, pct_start=0.2)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.2)
     rng = np.random.default_rng(seed)
     for epoch in range(epochs):
         if epoch:
@@ -473,8 +498,15 @@ small hue shift so suit colour survives (synthetic-to-real note 4)."""
 
 def train_detector(data: Path, model: str = "yolo11n.yaml", epochs: int = 40, imgsz: int = 320, batch: int = 16,
                    seed: int = 0, project: Path = CACHE / "train", name: str = "stage1", fraction: float = 1.0,
-                   plots: bool = False, resume: bool = False, threads: int | None = None) -> Path:
+                   plots: bool = False, resume: bool = False, threads: int | None = None, init: Path | None = None,
+                   lr0: float = 0.01, mosaic: float = 1.0, close_mosaic: int = 3, warmup_epochs: float = 3.0) -> Path:
     """Train stage 1 from a yaml (no pretrained weights), on the CPU, checkpointing every epoch (``last.pt``).
+
+    Args:
+        init: a local stage-1 ``.pt`` whose weights start the run (fine-tuning, e.g. on new crops);
+            nothing is downloaded.
+        lr0, mosaic, close_mosaic, warmup_epochs: ultralytics' initial learning rate, mosaic probability,
+            the last epochs run without mosaic, and the learning-rate warm-up (short when fine-tuning).
 
     Returns:
         Path of ``best.pt``.
@@ -494,7 +526,9 @@ def train_detector(data: Path, model: str = "yolo11n.yaml", epochs: int = 40, im
     else:
         yolo = YOLO(model)
         yolo.train(data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=0,
-                   seed=seed, deterministic=True, pretrained=False, project=str(project), name=name, exist_ok=True,
-                   plots=plots, amp=False, fraction=fraction, patience=1000, val=True, cache=False, verbose=False,
-                   **STAGE1_AUGMENT)
+                   seed=seed, deterministic=True, pretrained=str(init) if init else False, project=str(project),
+                   name=name, exist_ok=True, plots=plots, amp=False, fraction=fraction, patience=1000, val=True,
+                   cache=False, verbose=False,
+                   **{**STAGE1_AUGMENT, "mosaic": mosaic, "close_mosaic": close_mosaic, "lr0": lr0,
+                      "warmup_epochs": warmup_epochs})
     return project / name / "weights" / "best.pt"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rules.cards import CARD_LABELS, UNREADABLE
-from vision.card_reader import CROP_SIZE, DEFAULT_READER, index_crop, softmax
+from vision.card_reader import CROP_SIZE, DEFAULT_READER, index_crop, softmax, square_crop
 from vision.chips import ChipColour, classify_colour, read_stack
 from vision.detections import Detections
 from vision.grouping import group_cards
@@ -36,6 +36,33 @@ def test_the_crop_is_square_and_centred_on_the_index():
     centre = crop[CROP_SIZE // 2 - 2:CROP_SIZE // 2 + 2, CROP_SIZE // 2 - 2:CROP_SIZE // 2 + 2]
     assert (centre == 255).all()
     assert crop[0, 0].max() == 0  # the margin shows the surroundings, not the index
+
+
+def test_an_upright_square_cuts_the_same_pixels_as_its_box():
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 255, (200, 200, 3), dtype=np.uint8)
+    image = np.ascontiguousarray(np.repeat(np.repeat(image[::4, ::4], 4, 0), 4, 1))  # smooth enough to compare
+    square = np.array([[80, 80], [120, 80], [120, 120], [80, 120]], np.float32)
+    a, b = square_crop(image, square), index_crop(image, [80, 80, 120, 120])
+    assert np.abs(a.astype(int) - b.astype(int)).mean() < 6  # bilinear-then-average vs area resampling
+
+
+def test_a_turned_square_is_warped_upright():
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[95:105, 60:140] = 255  # a horizontal bar
+    c, h = np.array([100.0, 100.0]), 40.0
+    u, v = np.array([0.0, 1.0]), np.array([-1.0, 0.0])  # the square turned 90 degrees
+    square = np.array([c - h * u - h * v, c + h * u - h * v, c + h * u + h * v, c - h * u + h * v], np.float32)
+    crop = square_crop(image, square)
+    mid = CROP_SIZE // 2
+    assert crop[mid - 8:mid + 8, mid, 0].min() == 255 and crop[mid, 2, 0] == 0  # now a vertical bar
+
+
+def test_a_large_index_is_shrunk_by_averaging_not_sampled():
+    image = np.zeros((400, 400, 3), np.uint8)
+    image[:, ::2] = 255  # stripes one pixel wide: a sampled shrink shows them, an averaged one is grey
+    crop = square_crop(image, np.array([[50, 50], [350, 50], [350, 350], [50, 350]], np.float32))
+    assert 90 < crop.mean() < 165 and crop.std() < 40
 
 
 def test_a_crop_at_the_frame_edge_does_not_fail():

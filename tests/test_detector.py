@@ -103,6 +103,34 @@ def test_detections_select_and_merge_keep_columns_aligned():
     assert m.of_class(2).score.tolist() == pytest.approx([0.9])
 
 
+def test_a_per_row_array_column_survives_selection_and_merge():
+    sq = np.arange(2 * 4 * 2, dtype=np.float32).reshape(2, 4, 2)
+    a = Detections(xyxy=[[0, 0, 1, 2], [5, 5, 6, 8]], class_id=[0, 0], score=[0.5, 0.9], data={"index_square": sq})
+    b = Detections(xyxy=[[1, 1, 2, 2]], class_id=[0], score=[0.7], data={"index_square": sq[:1] + 100})
+    m = Detections.merge([a, b])
+    assert m.data["index_square"].shape == (3, 4, 2)
+    assert m[np.array([2])].data["index_square"][0, 0].tolist() == [100.0, 101.0]
+
+
+def test_a_rotated_seat_crop_hands_the_reader_a_tight_square_not_a_box_of_a_box():
+    """Stage 1 boxes an index in the seat's rectified frame; the reader gets that square, not its image bounds."""
+    det = _CountingDetector()
+    det.infer = lambda images, shape=None, scaleup=True: [
+        Detections(xyxy=[[40, 40, 60, 60]], class_id=[0], score=[0.9]) for _ in images]
+    from vision.detector import Crop
+
+    a = np.deg2rad(45)
+    R = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+    crop = Crop(M=R @ np.array([[1, 0, -100], [0, 1, -100], [0, 0, 1]], np.float64), size=(100, 100), name="seat1",
+                zones=())
+    d = det.detect_crops(np.zeros((400, 400, 3), np.uint8), [crop])
+    square = d.data["index_square"][0]
+    sides = np.linalg.norm(square - np.roll(square, 1, 0), axis=1)
+    assert sides == pytest.approx([20, 20, 20, 20], abs=1e-3)  # the stage-1 box's own side, turned 45 degrees
+    w = d.xyxy[0, 2] - d.xyxy[0, 0]
+    assert w == pytest.approx(20 * np.sqrt(2), abs=0.01)  # while its image box is sqrt(2) wider
+
+
 def test_a_missing_model_file_is_bad_input(tmp_path):
     with pytest.raises(BadInput, match="not found"):
         open_session(tmp_path / "nope.onnx")

@@ -55,6 +55,37 @@ def index_crop(image: np.ndarray, xyxy, size: int = CROP_SIZE, margin: float = C
     return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
+def square_crop(image: np.ndarray, square, size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
+    """Cut one corner index from the square stage 1 found it in, warped upright.
+
+    With zone crops stage 1 sees each index in the rectified layout frame; the axis-aligned
+    image box of that box is up to twice too wide (a box of a rotated box), so the reader
+    is given the square itself, warped to the output, which also undoes the camera's tilt.
+
+    Args:
+        image: (H, W, 3) uint8 BGR full-resolution frame.
+        square: (4, 2) image pixels, corners TL, TR, BR, BL of a square (in the layout plane)
+            centred on the index whose side is the index box's longer side.
+        size: output side, pixels.
+        margin: fraction of the square's side added on every side, as :func:`index_crop`.
+
+    Returns:
+        (size, size, 3) uint8 BGR, pixels outside the frame replicated from its edge.
+    """
+    sq = np.asarray(square, np.float32).reshape(4, 2)
+    side = float(np.mean(np.linalg.norm(sq - np.roll(sq, 1, 0), axis=1)))
+    inner = size / (1 + 2 * margin)
+    scale = inner / max(side, 2.0)
+    # shrinking with a bilinear warp aliases thin strokes: warp at a whole multiple, then area-average down
+    k = max(1, int(np.ceil(1.0 / scale))) if scale < 0.8 else 1
+    m = (size - inner) / 2
+    dst = np.array([[m, m], [size - m, m], [size - m, size - m], [m, size - m]], np.float32)
+    dst = k * (dst + 0.5) - 0.5  # pixel centres: output pixel j averages the k warped pixels k*j .. k*j + k - 1
+    crop = cv2.warpPerspective(image, cv2.getPerspectiveTransform(sq, dst), (size * k, size * k),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return crop if k == 1 else cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
+
+
 def crops_to_blob(crops: list[np.ndarray]) -> np.ndarray:
     """(B, size, size, 3) uint8 BGR -> (B, 3, size, size) float32 RGB in [0, 1]."""
     batch = np.stack(crops)[..., ::-1]
@@ -101,18 +132,25 @@ class CardReader:
         logits = self.session.run(None, {self.input_name: crops_to_blob(crops)})[0]
         return softmax(logits / self.temperature).astype(np.float32)
 
-    def read(self, image: np.ndarray, xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def read(self, image: np.ndarray, xyxy: np.ndarray,
+             squares: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Read the cards of N index boxes in one batch.
 
         Args:
             image: (H, W, 3) uint8 BGR full-resolution frame.
             xyxy: (N, 4) index boxes, image pixels.
+            squares: optional (N, 4, 2) image pixels, each index's square in the frame stage 1 saw it
+                in (:func:`square_crop`); used instead of the boxes where given.
 
         Returns:
             ((N,) object labels (a card or ``unreadable``), (N,) float32 calibrated score of the top card,
             (N, 52) float32 probabilities).
         """
-        crops = [index_crop(image, b, self.size, self.margin) for b in np.asarray(xyxy).reshape(-1, 4)]
+        boxes = np.asarray(xyxy).reshape(-1, 4)
+        if squares is not None:
+            crops = [square_crop(image, q, self.size, self.margin) for q in np.asarray(squares).reshape(-1, 4, 2)]
+        else:
+            crops = [index_crop(image, b, self.size, self.margin) for b in boxes]
         p = self.probabilities(crops)
         top = p.argmax(1) if len(p) else np.zeros(0, np.int64)
         score = p[np.arange(len(p)), top] if len(p) else np.zeros(0, np.float32)
@@ -125,7 +163,8 @@ class CardReader:
         rows = np.flatnonzero(dets.class_id == index_class)
         if len(rows) == 0:
             return dets
-        labels, score, p = self.read(image, dets.xyxy[rows])
+        squares = dets.data.get("index_square")
+        labels, score, p = self.read(image, dets.xyxy[rows], None if squares is None else squares[rows])
         dets.label[rows] = labels
         dets.score[rows] = score
         probs = dets.column("probs").astype(object)

@@ -50,7 +50,9 @@ class Detections:
         zone: (N,) object, the layout zone name (``seat3.cards``) or ``None`` without a table file.
         group: (N,) int32 physical-card id shared by corner indices of one card; -1 = none.
         data: extra (N,)-row columns by name (e.g. ``count``, ``value``, ``layers``, ``note`` for chips,
-            ``rank_prob`` for readers).
+            ``probs`` for readers), or per-row arrays such as ``index_square``: (N, 4, 2) float32 image
+            pixels, the square around each box in the frame stage 1 saw it in (see
+            :meth:`vision.detector.Stage1Detector.detect_crops`).
     """
 
     xyxy: np.ndarray
@@ -74,7 +76,13 @@ class Detections:
         self.zone = _col(self.zone, n, object, None)
         self.group = _col(self.group, n, np.int32, -1)
         for k, v in list(self.data.items()):
-            self.data[k] = _col(v, n, object if np.asarray(v).dtype == object else np.asarray(v).dtype, None)
+            arr = np.asarray(v)
+            if arr.ndim > 1 and arr.dtype != object:  # a per-row array column, e.g. (N, 4, 2) corner points
+                if len(arr) != n:
+                    raise ValueError(f"column {k!r} has {len(arr)} rows, boxes have {n}")
+                self.data[k] = arr
+            else:
+                self.data[k] = _col(v, n, object if arr.dtype == object else arr.dtype, None)
 
     @classmethod
     def empty(cls) -> "Detections":
@@ -103,7 +111,12 @@ class Detections:
         keys = sorted({k for p in parts for k in p.data})
         data = {}
         for k in keys:
-            cols = [p.data[k] if k in p.data else np.full(len(p), None, object) for p in parts]
+            shapes = {p.data[k].shape[1:] for p in parts if k in p.data}
+            if all(k in p.data for p in parts) and len(shapes) == 1 and shapes != {()}:
+                data[k] = np.concatenate([p.data[k] for p in parts])  # per-row arrays, e.g. (N, 4, 2)
+                continue
+            cols = [p.data[k] if k in p.data and p.data[k].ndim == 1 else np.full(len(p), None, object)
+                    for p in parts]
             data[k] = np.concatenate([c.astype(object) for c in cols]) if len({c.dtype for c in cols}) > 1 else np.concatenate(cols)
         return Detections(
             xyxy=np.concatenate([p.xyxy for p in parts]), class_id=np.concatenate([p.class_id for p in parts]),

@@ -117,6 +117,24 @@ def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.0, margin_mm
     return crops
 
 
+def _corners(xyxy: np.ndarray) -> np.ndarray:
+    """(N, 4) boxes -> (N, 4, 2) corners TL, TR, BR, BL."""
+    return np.stack([xyxy[:, [0, 1]], xyxy[:, [2, 1]], xyxy[:, [2, 3]], xyxy[:, [0, 3]]], 1)
+
+
+def _squares(xyxy: np.ndarray) -> np.ndarray:
+    """(N, 4) boxes -> (N, 4, 2) corners of the square on each box's centre whose side is its longer side."""
+    c = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    r = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])[:, None] / 2
+    return _corners(np.concatenate([c - r, c + r], 1))
+
+
+def _to_image(points: np.ndarray, Minv: np.ndarray) -> np.ndarray:
+    """(N, 4, 2) crop pixels -> (N, 4, 2) float32 image pixels through the crop's inverse warp."""
+    flat = cv2.perspectiveTransform(points.reshape(1, -1, 2).astype(np.float64), Minv)[0]
+    return flat.reshape(-1, 4, 2).astype(np.float32)
+
+
 def warp_crop(image: np.ndarray, c: Crop) -> np.ndarray:
     """The crop's pixels: a plain slice for tiles, a perspective warp (bilinear, grey 114 outside) for zones."""
     if np.allclose(c.M[:2, :2], np.eye(2)) and np.allclose(c.M[2], [0, 0, 1]):
@@ -240,8 +258,8 @@ class Stage1Detector:
                 if c.zones:
                     d.zone = np.array([_zone_of(p, c.zones) for p in d.centers], dtype=object)
                 Minv = np.linalg.inv(c.M)
-                corners = np.stack([d.xyxy[:, [0, 1]], d.xyxy[:, [2, 1]], d.xyxy[:, [2, 3]], d.xyxy[:, [0, 3]]], 1)
-                back = cv2.perspectiveTransform(corners.reshape(1, -1, 2).astype(np.float64), Minv)[0].reshape(-1, 4, 2)
+                d.data["index_square"] = _to_image(_squares(d.xyxy), Minv)
+                back = _to_image(_corners(d.xyxy), Minv)
                 d.xyxy = np.concatenate([back.min(1), back.max(1)], 1).astype(np.float32)
             if memory is not None:
                 memory[c.name] = (thumbs[i], d)

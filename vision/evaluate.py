@@ -35,6 +35,8 @@ from vision.detector import FrameReader, TableView
 
 HEIGHT_BINS = (0, 10, 14, 18, 22, 30, 40, 60, 100, 10000)
 """Index-height bins, pixels (lower edges)."""
+TARGET_INDEX_PX = 20
+"""The issue's identity target (99.5 %) holds for corner indices at least this tall, image pixels."""
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -47,6 +49,7 @@ class Tally:
         self.images = 0
         self.confusion = np.zeros((53, 53), np.int64)  # last row/col: unreadable / missed
         self.by_height: dict[int, list[int]] = {}
+        self.at_target = [0, 0]  # [right, read] among indices >= TARGET_INDEX_PX tall
 
     def add_sets(self, truth: list[str], pred: list[str]) -> None:
         t, p = Counter(truth), Counter(x for x in pred if x != UNREADABLE)
@@ -65,6 +68,9 @@ class Tally:
         self.by_height.setdefault(b, [0, 0])
         self.by_height[b][0] += int(i == j)
         self.by_height[b][1] += 1
+        if index_h >= TARGET_INDEX_PX:
+            self.at_target[0] += int(i == j)
+            self.at_target[1] += 1
 
     def summary(self) -> dict:
         prec = self.tp / self.n_pred if self.n_pred else None
@@ -82,6 +88,9 @@ class Tally:
                     "accuracy": round(v[0] / v[1], 4)} for b, v in sorted(self.by_height.items())]
         return {"images": self.images, "precision": _r(prec), "recall": _r(rec), "true_cards": self.n_true,
                 "read_cards": self.n_pred, "matched_cards": n, "identity_accuracy": _r(correct / n if n else None),
+                f"identity_accuracy_index_ge_{TARGET_INDEX_PX}px": _r(self.at_target[0] / self.at_target[1]
+                                                                     if self.at_target[1] else None),
+                f"cards_index_ge_{TARGET_INDEX_PX}px": self.at_target[1],
                 "confusion_pairs": pairs[:25], "accuracy_by_index_height": heights}
 
 
