@@ -168,8 +168,23 @@ def holdout_scene(seed: int, deck: str, width: int = 1920, height: int = 1080):
     return result.image, view, result
 
 
+def _side_px_per_chip(view: TableView, zone_name: str | None) -> float | None:
+    """Pixels per chip on the side of a stack centred in zone ``zone_name``'s spot (the hold-out puts them there)."""
+    from vision.chips import chip_geometry
+
+    zone = next((z for z in view.layout.zones if z.name == zone_name), None)
+    if zone is None or zone.circle is None or view.camera is None:
+        return None
+    return chip_geometry(view.camera, zone.circle.center)[0]
+
+
 def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
+    from vision.chips import MIN_PX_PER_CHIP
+
     tally, chips_total, chips_exact, chips_abstain, chips_wrong = Tally(), 0, 0, 0, 0
+    # the issue's chip target counts stacks whose side shows >= MIN_PX_PER_CHIP px per chip; the rest must abstain
+    countable = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}
+    too_flat = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}
     for k in range(n):
         image, view, truth = holdout_scene(seed + k, deck)
         res = fr(image, view)
@@ -187,21 +202,32 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
             if ct.box is None or ct.count > 10:
                 continue
             chips_total += 1
+            ppc = _side_px_per_chip(view, ct.zone)
+            band = countable if ppc is not None and ppc >= MIN_PX_PER_CHIP else too_flat
+            band["stacks"] += 1
             ious = [_iou(np.array([ct.box], np.float32), b[None])[0, 0] for b, _ in det_chips]
             if not ious or max(ious) < 0.3:
                 chips_abstain += 1  # not found counts as no answer
+                band["abstained"] += 1
                 continue
             reading = det_chips[int(np.argmax(ious))][1]
             if reading.value is None:
                 chips_abstain += 1
+                band["abstained"] += 1
             elif reading.value == ct.value:
                 chips_exact += 1
+                band["value_exact"] += 1
             else:
                 chips_wrong += 1
+                band["wrong"] += 1
     out = tally.summary()
     out["deck"] = deck
     out["chips"] = {"stacks": chips_total, "value_exact": chips_exact, "abstained": chips_abstain,
-                    "wrong": chips_wrong, "exact_rate": _r(chips_exact / chips_total if chips_total else None)}
+                    "wrong": chips_wrong, "exact_rate": _r(chips_exact / chips_total if chips_total else None),
+                    f"side_ge_{MIN_PX_PER_CHIP:g}px_per_chip": {
+                        **countable, "exact_rate": _r(countable["value_exact"] / countable["stacks"]
+                                                      if countable["stacks"] else None)},
+                    f"side_lt_{MIN_PX_PER_CHIP:g}px_per_chip": too_flat}
     log(f"rendered hold-out: {json.dumps({k: out[k] for k in ('precision', 'recall', 'identity_accuracy')})}")
     return out, tally
 
