@@ -133,3 +133,20 @@ def test_a_live_engine_keeps_only_its_last_rounds_in_memory_but_numbers_every_ro
         engine._open_round(float(k), k)
         engine._close_round(k + 0.5, complete=True)
     assert [r.index for r in engine.rounds] == [2, 3, 4]
+
+
+def test_a_wager_the_camera_cannot_value_still_seats_the_player_and_says_so():
+    """A stack on the spot whose value could not be read: the seat plays, nothing is assumed, an alert says why."""
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", None).chips_to("seat3.mtd", 5).deal(*first)
+    seat = t.engine.rounds[0].to_json()["seats"][0]
+    assert seat["seat"] == 3 and seat["cards"] == ["KH", "7C"]
+    assert seat["wagers"] == {"mtd": 5, "main": None}
+    unreadable = [a for r in t.engine.rounds for a in r.alerts if a.type == "unreadable"]
+    assert [(a.seat, a.wager) for a in unreadable] == [(3, "main")]
+
+
+def test_an_unvalued_main_wager_is_never_judged_over_the_limit():
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", None).deal(*first)
+    assert [a[0] for a in t.alerts] == ["unreadable"]

@@ -138,6 +138,7 @@ class SeatRecord:
 
     seat: int
     wagers: dict[str, float] = field(default_factory=dict)
+    unvalued: set[str] = field(default_factory=set)      # wagers whose chips were seen but could not be valued
     dealt: list[str] = field(default_factory=list)       # labels in arrival order, the deal only
     dealt_at: list = field(default_factory=list)         # (x, y) mm of each dealt card where known
     kept: list[str] | None = None                        # Switch Hands: the pair kept
@@ -184,6 +185,7 @@ class RoundRecord:
         for number in sorted(self.seats):
             s = self.seats[number]
             placed = {k: _jsonable(v) for k, v in s.wagers.items() if v}
+            placed.update({k: None for k in sorted(s.unvalued)})  # placed, but the camera could not value it
             if not placed:
                 continue
             entry: dict = {"seat": number, "cards": s.first_two, "hits": s.hits, "wagers": placed}
@@ -567,6 +569,12 @@ class RoundEngine:
             owner, kind = _zone_parts(zone)
             if isinstance(owner, int) and kind in WAGERS and value:
                 r.seats.setdefault(owner, SeatRecord(owner)).wagers[kind] = value
+            elif isinstance(owner, int) and kind in WAGERS and value is None:
+                # a stack is on the spot but its value could not be read: the seat plays, nothing is assumed
+                r.seats.setdefault(owner, SeatRecord(owner)).unvalued.add(kind)
+                events += self._alert(r, "unreadable", owner, ch, wager=kind,
+                                      message=f"seat {owner}'s {kind} wager could not be valued from the chips: "
+                                              "its limits and settlement are not checked")
         # wager limits and incompatible wagers, as the wagers stood at the first card
         offered = {b for s in r.seats.values() for b in SIDE_BETS if s.wagers.get(b)}
         config = self.profile.config_violations(offered=offered)
@@ -590,7 +598,7 @@ class RoundEngine:
         return events
 
     def _wagered(self, r: RoundRecord) -> list[int]:
-        return sorted(s.seat for s in r.seats.values() if s.wagers.get("main"))
+        return sorted(s.seat for s in r.seats.values() if s.wagers.get("main") or "main" in s.unvalued)
 
     def _dealt(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
         events: list[Event] = []
