@@ -125,7 +125,7 @@ def _settle_samples(console) -> None:
         seats = {s["seat"]: s for s in request["seats"]}
         for s in result["seats"]:
             cards = " ".join(seats[s["seat"]]["cards"] + seats[s["seat"]].get("hits", []))
-            wagers = " ".join(f"{k}:${v}" for k, v in seats[s["seat"]]["wagers"].items())
+            wagers = " ".join(f"{k}:" + ("$?" if v is None else f"${v}") for k, v in seats[s["seat"]]["wagers"].items())
             table.add_row(str(index), f"{request['game']} {request['decks']}d", request["dealer_up"], str(s["seat"]),
                           cards, wagers, _fmt(s["mtd"]), _fmt(s["bonus"]), _fmt(s["main"]))
         violations += [(index, v) for v in result["violations"]]

@@ -246,7 +246,7 @@ def render_html(report: dict, annotated: bool) -> str:
     for r in report["rounds"]:
         seats = "".join(
             f"<tr><td>{s['seat']}</td><td>{e(' '.join(s['cards']))}</td><td>{e(' '.join(s['hits']))}</td>"
-            f"<td>{e(', '.join(f'{k} ${v}' for k, v in s['wagers'].items()))}</td>"
+            f"<td>{e(', '.join(f'{k} ' + ('$?' if v is None else f'${v}') for k, v in s['wagers'].items()))}</td>"
             f"<td>{_bet_cell(s.get('mtd'))}</td><td>{_bet_cell(s.get('bonus'))}</td></tr>"
             for s in r["seats"])
         alerts = []

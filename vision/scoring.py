@@ -34,7 +34,9 @@ def pair_rounds(truth: list[dict], got: list[dict]) -> list[tuple[dict, dict | N
 
 
 def _seat_key(s: dict) -> dict:
-    out = {"cards": s.get("cards"), "wagers": {k: float(v) for k, v in s.get("wagers", {}).items()}}
+    # a wager the camera could not value is null: it never matches the truth's amount
+    out = {"cards": s.get("cards"),
+           "wagers": {k: None if v is None else float(v) for k, v in s.get("wagers", {}).items()}}
     for bet in ("mtd", "bonus"):
         if bet in s:
             out[bet] = s[bet].get("expected_payout")
@@ -50,6 +52,10 @@ class VideoScore:
     alerts_true: set = field(default_factory=set)
     alerts_got: set = field(default_factory=set)
     wrong: list = field(default_factory=list)
+    up_right: int = 0            # rounds found whose dealer up card is right
+    seats: int = 0               # seats in the truth's rounds
+    seat_cards_right: int = 0    # of those, first two cards right (in order)
+    seat_wagers_right: int = 0   # of those, every wager's amount right
 
     @property
     def hits(self) -> int:
@@ -71,9 +77,15 @@ def score_video(truth: dict, report: dict, video_id: str = "") -> VideoScore:
         problems = []
         if t["dealer"]["up"] != g["dealer"]["up"]:
             problems.append(f"up card {g['dealer']['up']} != {t['dealer']['up']}")
+        else:
+            score.up_right += 1
         got_seats = {s["seat"]: s for s in g["seats"]}
         for s in t["seats"]:
             mine = got_seats.get(s["seat"])
+            score.seats += 1
+            if mine is not None:
+                score.seat_cards_right += mine.get("cards") == s.get("cards")
+                score.seat_wagers_right += _seat_key(mine)["wagers"] == _seat_key(s)["wagers"]
             if mine is None:
                 problems.append(f"seat {s['seat']} missing")
             elif _seat_key(mine) != _seat_key(s):
@@ -91,6 +103,10 @@ def score_video(truth: dict, report: dict, video_id: str = "") -> VideoScore:
     return score
 
 
+def _share(k: int, n: int) -> float | None:
+    return round(k / n, 4) if n else None
+
+
 def summarise(scores: list[VideoScore]) -> dict:
     """Totals over videos: round accuracy, alert precision and recall, and per-type counts."""
     rounds = sum(s.rounds for s in scores)
@@ -106,6 +122,9 @@ def summarise(scores: list[VideoScore]) -> dict:
         row["hit"] += key in hit
     return {"videos": len(scores), "rounds": rounds, "rounds_right": right,
             "round_accuracy": round(right / rounds, 4) if rounds else None,
+            "up_card_accuracy": _share(sum(s.up_right for s in scores), rounds),
+            "seat_first_two_accuracy": _share(sum(s.seat_cards_right for s in scores), sum(s.seats for s in scores)),
+            "seat_wagers_accuracy": _share(sum(s.seat_wagers_right for s in scores), sum(s.seats for s in scores)),
             "alerts_true": len(true), "alerts_reported": len(got), "alerts_hit": len(hit),
             "precision": round(len(hit) / len(got), 4) if got else None,
             "recall": round(len(hit) / len(true), 4) if true else None,

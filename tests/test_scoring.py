@@ -1,0 +1,23 @@
+"""Scoring a review against its truth (`pitwatch eval review`)."""
+
+from vision.scoring import score_video, summarise
+
+
+def _report(up, seats, alerts=()):
+    return {"rounds": [{"index": 0, "start_s": 1.0, "end_s": 9.0, "dealer": {"up": up, "cards": [up]},
+                        "seats": seats, "alerts": list(alerts)}]}
+
+
+TRUTH = _report("KH", [{"seat": 3, "cards": ["10S", "7C"], "hits": [], "wagers": {"main": 25}}])
+
+
+def test_a_round_read_exactly_is_right():
+    s = summarise([score_video(TRUTH, TRUTH)])
+    assert s["round_accuracy"] == 1.0 and s["seat_first_two_accuracy"] == 1.0 and s["seat_wagers_accuracy"] == 1.0
+
+
+def test_a_wager_the_camera_could_not_value_scores_as_wrong_not_as_a_crash():
+    got = _report("KH", [{"seat": 3, "cards": ["10S", "7C"], "hits": [], "wagers": {"main": None}}])
+    s = summarise([score_video(TRUTH, got)])
+    assert s["round_accuracy"] == 0.0
+    assert s["up_card_accuracy"] == 1.0 and s["seat_first_two_accuracy"] == 1.0 and s["seat_wagers_accuracy"] == 0.0
