@@ -21,7 +21,10 @@ BASE_JITTER_MM = 4.0
 
 
 def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080):
-    """(RenderResult, camera, [(base_mm, [(denomination, count)...])]) of one random frame of chip stacks."""
+    """(RenderResult, camera, [(base_mm, [(denomination, count)...])]) of one random frame of chip stacks.
+
+    Only stacks wholly inside the frame and at least 95 % visible are listed.
+    """
     from calibration.camera import PinholeCamera
     from calibration.layout import builtin_layout
     from datasets.chips import CHIP_DESIGNS
@@ -57,7 +60,11 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080):
                   effects=Effects.random(rng))
     res = render_frame(layout, TableState(cards=tuple(cards), chips=tuple(stacks)), camera, style,
                        rng=int(rng.integers(1 << 31)))
-    return res, camera, truth
+    # only stacks wholly in frame and uncovered teach anything: the rest are off the image or hidden
+    w, h = width, height
+    seen = [t for t, c in zip(truth, res.chips) if c.box is not None and c.visible >= 0.95
+            and c.box[0] > 2 and c.box[1] > 2 and c.box[2] < w - 2 and c.box[3] < h - 2]
+    return res, camera, seen
 
 
 def slot_labels(layers: list[tuple[int, int]], denominations: list[int]) -> np.ndarray:
@@ -237,4 +244,5 @@ if __name__ == "__main__":
 
     out = Path(sys.argv[1] if len(sys.argv) > 1 else ".cache/chipside")
     train_chip_side(out, frames=int(sys.argv[2]) if len(sys.argv) > 2 else 600,
+                    epochs=int(sys.argv[3]) if len(sys.argv) > 3 else 25,
                     log=lambda m: print(m, file=sys.stderr, flush=True))

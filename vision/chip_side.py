@@ -101,13 +101,31 @@ class ChipSideReader:
         e = np.exp(z)
         return (e / e.sum(-1, keepdims=True)).astype(np.float32)
 
-    def read(self, image: np.ndarray, camera, base_mm) -> "StackReading":
-        """Read one stack standing at ``base_mm`` (mm): a :class:`vision.chips.StackReading`."""
-        from vision.chips import StackReading, chip_geometry
+    def read(self, image: np.ndarray, camera, base_mm, search_mm: float = 5.0):
+        """Read one stack standing near ``base_mm`` (mm): a :class:`vision.chips.StackReading`.
 
-        ppc = chip_geometry(camera, tuple(base_mm))[0]
-        p = self.slots([side_strip(image, camera, base_mm)])[0]
-        return reading_from_slots(p, self.denominations, self.threshold, ppc)
+        The base is a guess (a spot's centre, or a box's); the strip is read there and
+        ``search_mm`` towards, away from and across the camera, and the most confident
+        reading is kept (its least sure slot decides).
+        """
+        from vision.chips import chip_geometry
+
+        b = np.asarray(base_mm, np.float64)
+        front = camera.center_mm[:2] - b
+        front = front / max(float(np.linalg.norm(front)), 1e-6)
+        side = np.array([-front[1], front[0]])
+        bases = [b] + [b + search_mm * v for v in (front, -front, side, -side)]
+        p = self.slots([side_strip(image, camera, c) for c in bases])
+        best = max(range(len(bases)), key=lambda i: _confidence(p[i]))
+        ppc = chip_geometry(camera, tuple(bases[best]))[0]
+        return reading_from_slots(p[best], self.denominations, self.threshold, ppc)
+
+
+def _confidence(p: np.ndarray) -> float:
+    """The least top probability among the slots up to and including the first empty one."""
+    top = p.argmax(1)
+    n = int(np.argmax(top == 0)) if (top == 0).any() else len(top) - 1
+    return float(p[:n + 1].max(1).min())
 
 
 def reading_from_slots(p: np.ndarray, denominations: list[int], threshold: float, ppc: float | None = None):

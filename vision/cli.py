@@ -113,10 +113,13 @@ def register(app: typer.Typer) -> None:
         reader: Path | None = typer.Option(None, "--reader", help="Stage-2 ONNX model (default: committed)."),
         px_per_mm: float = typer.Option(1.0, "--px-per-mm", min=0.3, max=3.0, help="Zone-crop resolution."),
         real: bool = typer.Option(True, "--real/--no-real", help="Also the real photo sets."),
+        chip_side: Path | None = typer.Option(None, "--chip-side", exists=True, dir_okay=False,
+                                              help="Count chip stacks from their side with this model "
+                                                   "(e.g. models/chip_side.onnx; off by default)."),
     ) -> None:
         """Card precision/recall, confusions, accuracy vs index height, chip recall: renders and real photos."""
         from vision.evaluate import run_eval
 
         result = run_eval(out=out, data=data, holdout=holdout, seed=seed, log=sys.stderr, stage1=stage1,
-                          reader=reader, px_per_mm=px_per_mm, real=real)
+                          reader=reader, px_per_mm=px_per_mm, real=real, chip_side=chip_side)
         print(json.dumps(result) if as_json else json.dumps(result, indent=2))

@@ -405,7 +405,7 @@ def _write_png(img: np.ndarray, path: Path) -> None:
 
 def run_eval(out: Path, data: Path | None = None, holdout: int = 40, seed: int = 9001, deck: str = "proc-caladea-std",
              log=sys.stderr, stage1: Path | None = None, reader: Path | None = None, px_per_mm: float = 1.0,
-             real: bool = True) -> dict:
+             real: bool = True, chip_side: Path | None = None) -> dict:
     """Run every available set; write ``confusion.png``, ``height.png`` and ``metrics.json`` under ``out``.
 
     Args:
@@ -418,7 +418,7 @@ def run_eval(out: Path, data: Path | None = None, holdout: int = 40, seed: int =
         print(msg, file=log, flush=True)
 
     data = data or REPO.parent / "shared" / "data"
-    fr = FrameReader(stage1 or DEFAULT_STAGE1, reader, px_per_mm=px_per_mm)
+    fr = FrameReader(stage1 or DEFAULT_STAGE1, reader, px_per_mm=px_per_mm, chip_side=chip_side)
     t0 = time.time()
     result: dict = {"sets": {}, "skipped": {}}
     confusion = np.zeros((53, 53), np.int64)
