@@ -80,3 +80,16 @@ def test_a_file_that_is_not_a_video_is_a_clear_error(tmp_path):
     bad.write_text("not a video")
     with pytest.raises(SourceError, match="not a readable video"):
         VideoFileSource(bad)
+
+
+def test_the_detector_counts_chips_from_their_side_only_when_asked():
+    from pathlib import Path
+
+    from vision.chip_side import DEFAULT_CHIP_SIDE
+    from vision.review_cli import observer_for
+
+    if not DEFAULT_CHIP_SIDE.is_file():
+        pytest.skip("committed models/chip_side.onnx absent")
+    table = load_table(Path(__file__).resolve().parents[1] / "api" / "samples" / "round" / "table.yaml")
+    assert observer_for(table, "detector").reader.chip_side is None
+    assert observer_for(table, "detector", chip_side=DEFAULT_CHIP_SIDE).reader.chip_side is not None

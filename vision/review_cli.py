@@ -33,15 +33,16 @@ def build_engine(table, fps: float, keep_rounds: int | None = None):
     return tracker, engine
 
 
-def detector_observer(table, threads: int | None = None):
-    """The ONNX detector as an observer for ``table`` (a :class:`calibration.table.Table`)."""
+def detector_observer(table, threads: int | None = None, chip_side: Path | None = None):
+    """The ONNX detector as an observer for ``table`` (a :class:`calibration.table.Table`); ``chip_side``: a
+    chip-side model to count stacks from their side (:mod:`vision.chip_side`; off by default)."""
     from calibration.zones import ZoneMap
     from vision.detector import FrameReader, load_table_view
     from vision.review import DetectorObserver
 
     view = load_table_view(table.path)
     # live: a zone crop whose pixels did not change since its last reading is not read again
-    return DetectorObserver(FrameReader(threads=threads, live=True), view,
+    return DetectorObserver(FrameReader(threads=threads, live=True, chip_side=chip_side), view,
                             ZoneMap(table.layout, table.require_calibration()))
 
 
@@ -64,7 +65,7 @@ def oracle_observer(table):
     return OracleObserver(script_video(options))
 
 
-def observer_for(table, kind: str | None = None, threads: int | None = None):
+def observer_for(table, kind: str | None = None, threads: int | None = None, chip_side: Path | None = None):
     """The observer ``kind`` (``detector`` or ``oracle``; default: the table file's ``observer`` field, else
     ``detector``) for ``table`` (a :class:`calibration.table.Table`)."""
     kind = kind or str(table.extra.get("observer") or "detector")
@@ -72,7 +73,7 @@ def observer_for(table, kind: str | None = None, threads: int | None = None):
         return oracle_observer(table)
     if kind != "detector":
         raise BadInput(f"{table.path}: field 'observer' must be detector or oracle, got {kind!r}")
-    return detector_observer(table, threads)
+    return detector_observer(table, threads, chip_side)
 
 
 class ReviewCancelled(Exception):
@@ -80,12 +81,14 @@ class ReviewCancelled(Exception):
 
 
 def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = False, analyse_fps: float = 10.0,
-                    threads: int | None = None, observer: str | None = None, progress=None):
+                    threads: int | None = None, observer: str | None = None, progress=None,
+                    chip_side: Path | None = None):
     """The whole review of ``video`` into ``out`` (``pitwatch review`` without the terminal output).
 
     Args:
         video, table, out: the video file, the table file, the output folder.
         observer: ``detector`` or ``oracle`` (default: the table file's ``observer``, else ``detector``).
+        chip_side: a chip-side model for the detector (:mod:`vision.chip_side`; off by default).
         progress: called with (frames read, expected frames or None, video seconds) now and then; raising
             (e.g. :class:`ReviewCancelled`) stops the review and aborts the annotated video.
 
@@ -117,7 +120,7 @@ def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = Fal
         raise BadInput(f"{video}: frames are {source.width}x{source.height} but the table's calibration is for "
                        f"{w}x{h}: wrong table file or camera")
     out.mkdir(parents=True, exist_ok=True)
-    obs = observer_for(tbl, observer, threads)
+    obs = observer_for(tbl, observer, threads, chip_side)
     tracker, engine = build_engine(tbl, source.fps)
     zmap = ZoneMap(tbl.layout, calib)
     sink = ReviewSink(out, source.fps, zone_polys=zmap.polygons_px(), annotated=not no_video)
@@ -142,6 +145,9 @@ def review(
     no_video: bool = typer.Option(False, "--no-video", help="skip annotated.mp4"),
     analyse_fps: float = typer.Option(10.0, "--analyse-fps", help="frames analysed per second of video"),
     threads: Optional[int] = typer.Option(None, help="ONNX Runtime threads"),
+    chip_side: Optional[Path] = typer.Option(None, "--chip-side", exists=True, dir_okay=False,
+                                             help="count chip stacks from their side with this model "
+                                                  "(e.g. models/chip_side.onnx; off by default)"),
 ) -> None:
     """Review a recorded video: report.json, report.html, evidence and annotated.mp4 in OUT."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -156,7 +162,7 @@ def review(
             bar.update(task, completed=n, total=total, fps=n / max(1e-6, time.perf_counter() - t0))
 
         report, run = review_pipeline(video, table, out, no_video=no_video, analyse_fps=analyse_fps,
-                                      threads=threads, progress=progress)
+                                      threads=threads, progress=progress, chip_side=chip_side)
         bar.update(task, completed=run.frames_read)
     _print_summary(report, run)
 
@@ -202,6 +208,8 @@ def eval_review(
                                                   "(the script's truth: scores the round engine alone)"),
     as_json: bool = typer.Option(False, "--json"),
     keep: Optional[Path] = typer.Option(None, help="keep the rendered videos and reports here"),
+    chip_side: Optional[Path] = typer.Option(None, "--chip-side", exists=True, dir_okay=False,
+                                             help="detector: count chip stacks from their side with this model"),
 ) -> None:
     """Render rounds with faults from SEEDS, review them, and score against truth.json."""
     from datasets.rounds import RoundVideoOptions, script_video
@@ -221,7 +229,7 @@ def eval_review(
         if observer == "oracle":
             report, lat = _oracle_review(script)
         else:
-            report, lat = _rendered_review(script, seed, keep)
+            report, lat = _rendered_review(script, seed, keep, chip_side)
         timings.append(time.perf_counter() - t0)
         latencies += lat
         scores.append(score_video(truth, report, str(seed)))
@@ -257,7 +265,8 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
     return json.loads(json.dumps(report)), lat
 
 
-def _rendered_review(script, seed: int, keep: Path | None) -> tuple[dict, list[float]]:
+def _rendered_review(script, seed: int, keep: Path | None,
+                     chip_side: Path | None = None) -> tuple[dict, list[float]]:
     """Render the script to a video, review it with the detector, return the report."""
     from datasets.round_cli import write_round_outputs
 
@@ -270,7 +279,8 @@ def _rendered_review(script, seed: int, keep: Path | None) -> tuple[dict, list[f
         from api.cli import app
 
         res = CliRunner().invoke(app, ["review", str(folder / "video.mp4"), "--table", str(folder / "table.yaml"),
-                                       "--out", str(out), "--no-video"])
+                                       "--out", str(out), "--no-video"]
+                                 + (["--chip-side", str(chip_side)] if chip_side else []))
         if res.exit_code != 0:
             raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}")
         report = json.loads((out / "report.json").read_text())
