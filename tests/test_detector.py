@@ -250,3 +250,14 @@ def test_a_table_file_without_calibration_is_bad_input(tmp_path):
     (tmp_path / "table.yaml").write_text("id: t\nlayout: blackjack-7-mtd-bonus\nprofile: {game: blackjack, decks: 6}\n")
     with pytest.raises(BadInput, match="calibration"):
         load_table_view(tmp_path / "table.yaml")
+
+
+def test_a_rendered_tables_calibration_gives_the_camera_pose_for_counting_chips():
+    """`pitwatch synth round` writes the render's true camera beside the homography: its intrinsics give the pose."""
+    from vision.detector import load_table_view
+
+    view = load_table_view(Path(__file__).resolve().parents[1] / "api" / "samples" / "round" / "table.yaml")
+    truth = json.loads((Path(__file__).resolve().parents[1] / "api" / "samples" / "round" / "calibration.json")
+                       .read_text())["camera"]
+    assert view.camera is not None
+    assert np.allclose(view.camera.t, truth["t"], atol=1.0)

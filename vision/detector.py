@@ -345,8 +345,8 @@ def load_table_view(path: str | Path) -> TableView:
     """Read a table file through :func:`calibration.table.load_table` (it must name a calibration).
 
     The camera's pose (needed to count chips on a stack's side) is recovered from the
-    homography where the calibration holds the intrinsics (``camera_matrix``); else
-    chip counts are null with a note.
+    homography where the calibration holds the intrinsics (``camera_matrix``, or the ``camera``
+    block a render writes); else chip counts are null with a note.
 
     Raises:
         BadInput: naming the file and the field that is missing or wrong.
@@ -359,7 +359,11 @@ def load_table_view(path: str | Path) -> TableView:
         cal = table.require_calibration()
     except TableFileError as exc:
         raise BadInput(str(exc)) from exc
-    camera = pose_from_homography(cal.homography, cal.camera_matrix, cal.image_size)
+    K = cal.camera_matrix
+    rendered = cal.extra.get("camera")
+    if K is None and isinstance(rendered, dict) and rendered.get("K") is not None:
+        K = np.asarray(rendered["K"], np.float64)  # a render's true camera (`pitwatch synth round`): intrinsics known
+    camera = pose_from_homography(cal.homography, K, cal.image_size)
     chips = [ChipColour(int(k.denomination), tuple(int(c) for c in k.body_rgb)) for k in table.chipset.chips]
     return TableView(id=table.id, layout=table.layout, homography=np.asarray(cal.homography, np.float64),
                      camera=camera, chip_set=chips)
