@@ -158,7 +158,8 @@ def train_chip_side(out_dir: Path, frames: int = 600, val_frames: int = 80, seed
     import torch
     import torch.nn.functional as F
 
-    from vision.chip_side import reading_from_slots, strips_to_blob
+    from vision.card_reader import crops_to_blob, softmax
+    from vision.chip_side import reading_from_slots
     from vision.chips import MIN_PX_PER_CHIP, default_chip_set
 
     torch.set_num_threads(threads or os.cpu_count() or 1)
@@ -173,7 +174,7 @@ def train_chip_side(out_dir: Path, frames: int = 600, val_frames: int = 80, seed
     steps = epochs * max(1, len(x) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
     rng = np.random.default_rng(seed)
-    xb = torch.from_numpy(strips_to_blob(list(x)))
+    xb = torch.from_numpy(crops_to_blob(list(x)))
     yb = torch.from_numpy(y)
     for epoch in range(epochs):
         net.train()
@@ -191,9 +192,8 @@ def train_chip_side(out_dir: Path, frames: int = 600, val_frames: int = 80, seed
         log(f"chip-side epoch {epoch + 1}/{epochs} loss {loss.item():.3f} ({time.time() - t0:.0f}s)")
     net.eval()
     with torch.no_grad():
-        logits = net(torch.from_numpy(strips_to_blob(list(vx)))).numpy()
-    p = np.exp(logits - logits.max(-1, keepdims=True))
-    p /= p.sum(-1, keepdims=True)
+        logits = net(torch.from_numpy(crops_to_blob(list(vx)))).numpy()
+    p = softmax(logits)
     slot_acc = float((p.argmax(-1) == vy).mean())
     exact = abstain = wrong = 0
     c_exact = c_wrong = c_n = 0

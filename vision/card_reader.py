@@ -87,16 +87,16 @@ def square_crop(image: np.ndarray, square, size: int = CROP_SIZE, margin: float 
 
 
 def crops_to_blob(crops: list[np.ndarray]) -> np.ndarray:
-    """(B, size, size, 3) uint8 BGR -> (B, 3, size, size) float32 RGB in [0, 1]."""
+    """(B, H, W, 3) uint8 BGR -> (B, 3, H, W) float32 RGB in [0, 1] (index crops, chip-side strips)."""
     batch = np.stack(crops)[..., ::-1]
     return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax of (N, C) logits."""
-    z = logits - logits.max(1, keepdims=True)
+    """Softmax over the last axis of (..., C) logits (rows of (N, C) card logits, slots of chip stacks)."""
+    z = logits - logits.max(-1, keepdims=True)
     e = np.exp(z)
-    return e / e.sum(1, keepdims=True)
+    return e / e.sum(-1, keepdims=True)
 
 
 class CardReader:

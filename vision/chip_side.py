@@ -64,12 +64,6 @@ def side_strip(image: np.ndarray, camera, base_mm, radius_mm: float | None = Non
     return cv2.remap(image, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def strips_to_blob(strips: list[np.ndarray]) -> np.ndarray:
-    """(B, STRIP_ROWS, ARC_POINTS, 3) uint8 BGR -> (B, 3, STRIP_ROWS, ARC_POINTS) float32 RGB in [0, 1]."""
-    batch = np.stack(strips)[..., ::-1]
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
-
-
 class ChipSideReader:
     """Counts and values chip stacks from :func:`side_strip` with the committed ONNX model.
 
@@ -96,10 +90,10 @@ class ChipSideReader:
         """(N, SLOTS, 1 + D) float32 probabilities per slot: empty, then each denomination."""
         if not strips:
             return np.zeros((0, SLOTS, 1 + len(self.denominations)), np.float32)
-        logits = self.session.run(None, {self.input_name: strips_to_blob(strips)})[0]
-        z = logits - logits.max(-1, keepdims=True)
-        e = np.exp(z)
-        return (e / e.sum(-1, keepdims=True)).astype(np.float32)
+        from vision.card_reader import crops_to_blob, softmax
+
+        logits = self.session.run(None, {self.input_name: crops_to_blob(strips)})[0]
+        return softmax(logits).astype(np.float32)
 
     def read(self, image: np.ndarray, camera, base_mm, search_mm: float = 5.0):
         """Read one stack standing near ``base_mm`` (mm): a :class:`vision.chips.StackReading`.

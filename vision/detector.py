@@ -290,11 +290,10 @@ def nms(d: Detections, iou: float) -> Detections:
 def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
     """The betting spot (zone with a printed circle) whose centre is within ``reach_mm`` of ``point_mm``, or None."""
     best, best_d = None, reach_mm
-    for z in layout.zones:
-        if z.circle is not None:
-            d = math.dist(z.circle.center, point_mm)
-            if d <= best_d:
-                best, best_d = z, d
+    for z in layout.spots():
+        d = math.dist(z.circle.center, point_mm)
+        if d <= best_d:
+            best, best_d = z, d
     return best
 
 
@@ -310,15 +309,6 @@ def _stack_base(table, xyxy: np.ndarray, square: np.ndarray | None, Hinv: np.nda
     base = (float(p[0]), float(p[1]))
     spot = _spot_of(table.layout, base)
     return (float(spot.circle.center[0]), float(spot.circle.center[1])) if spot is not None else base
-
-
-def _same_chips(chip_set, denominations: list[int]) -> bool:
-    """Whether the table's chips are the set the chip-side model was trained on (the default set)."""
-    from vision.chips import default_chip_set
-
-    default = default_chip_set()
-    return sorted(chip_set, key=lambda c: c.denomination) == sorted(default, key=lambda c: c.denomination) and \
-        sorted(c.denomination for c in default) == sorted(denominations)
 
 
 # --- the whole detection: stage 1, stage 2, grouping, chips ------------------------------------------
@@ -446,8 +436,14 @@ class FrameReader:
         self.detector = Stage1Detector(stage1, threads=threads, conf=conf)
         self.reader = CardReader(reader or DEFAULT_READER, threads=threads, threshold=threshold)
         from vision.chip_side import ChipSideReader
+        from vision.chips import default_chip_set
 
         self.chip_side = ChipSideReader(chip_side, threads=threads) if chip_side else None
+        self._default_chips = default_chip_set()  # read once: a file, needed every frame without a table
+        # the chip-side model reads the default set only (its denominations are in its metadata)
+        by_value = sorted(self._default_chips, key=lambda c: c.denomination)
+        self._side_chips = by_value if self.chip_side is not None and \
+            [c.denomination for c in by_value] == sorted(self.chip_side.denominations) else None
         self.tile, self.px_per_mm = tile, px_per_mm
         self._crops: dict = {}
         self.memory: dict | None = {} if live else None  # live video: skip crops whose pixels did not change
@@ -462,7 +458,7 @@ class FrameReader:
 
     def __call__(self, image: np.ndarray, table: TableView | None = None) -> FrameResult:
         """Detect, read and group everything in one BGR frame ((H, W, 3) uint8)."""
-        from vision.chips import MIN_PX_PER_CHIP, chip_geometry, default_chip_set, read_stack
+        from vision.chips import MIN_PX_PER_CHIP, chip_geometry, read_stack
         from vision.grouping import group_cards
 
         if image is None or image.ndim != 3 or image.shape[0] < 8 or image.shape[1] < 8:
@@ -472,10 +468,10 @@ class FrameReader:
         dets = self.reader.read_detections(image, dets)
         cards = group_cards(dets, threshold=self.reader.threshold)
         chips = []
-        chip_set = table.chip_set if table is not None else default_chip_set()
+        chip_set = table.chip_set if table is not None else self._default_chips
         Hinv = np.linalg.inv(table.homography) if table is not None else None
         squares = dets.data.get("index_square")
-        side_ok = self.chip_side is not None and _same_chips(chip_set, self.chip_side.denominations)
+        side_ok = self._side_chips is not None and sorted(chip_set, key=lambda c: c.denomination) == self._side_chips
         for row in np.flatnonzero(dets.class_id == 2):
             base = None
             if table is not None and table.camera is not None:
