@@ -102,6 +102,7 @@ MOVE_CARDS_S = 0.45
 DECIDE_S = 0.35       # a player signals hit or stand
 PICKUP_S = 0.45
 TAKE_S = 0.35         # a player takes one stack back
+CHANGED_STACK_SHOWN_S = 0.8  # a past-posted or pinched stack stands in view this long before the dealer settles
 ROUND_GAP_S = 0.8
 HOLE_REST_S = 1.2     # the hole card lies face down at least this long before it is turned
 BURN_REST_S = 2.0     # the burn card is in view on the discard rack this long
@@ -1050,7 +1051,7 @@ class _Choreographer:
                 timing.first_card = (t1, self._zone_of(ev.recipient))
             t = t1 + CARD_GAP_S
             if i == settle_after:
-                t = max(t, player_touch_end + 0.1)
+                t = max(t, player_touch_end + CHANGED_STACK_SHOWN_S)
                 t = self._settle_side_bets(plan, stacks, card_tracks, t, timing, late=False)
 
         # 3. Switch Hands: each player keeps a pair (2B.6(f)), from the dealer's left
@@ -1067,7 +1068,7 @@ class _Choreographer:
                     t = self.move_cards(down, None, t, vanish=True) + 0.1
                     card_tracks[sp.seat] = upp
                 t += DECIDE_S
-        t = max(t, player_touch_end + 0.1)
+        t = max(t, player_touch_end + CHANGED_STACK_SHOWN_S)
 
         # 4. hits (the late match-the-dealer settlement comes after the first of them)
         late_pending = kind == "mtd_settled_late"

@@ -43,13 +43,16 @@ def register(app: typer.Typer) -> None:
         init: Path | None = typer.Option(None, "--init", exists=True, dir_okay=False,
                                          help="card_reader.pt to fine-tune from (default: random weights)."),
         lr: float = typer.Option(3e-3, "--lr", min=1e-6, help="Peak learning rate."),
+        turn: str = typer.Option("upright", "--turn",
+                                 help="'upright': train within 45 deg of upright/upside down and read each crop at "
+                                      "0 and 90 deg; 'any': train and read at any angle."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
         from models.train import train_reader
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
-                                 init=init, lr=lr, log=lambda m: print(m, file=sys.stderr, flush=True))
+                                 init=init, lr=lr, turn=turn, log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc}))
 
     @train_app.command("prepare")

@@ -100,6 +100,10 @@ class IndexCropSource:
         designs: deck design names to draw from.
         seed: random seed.
         hard: oversample the pairs the field confuses (Q/9, 9/7, 6/4, 6/8, 3/5, A/4).
+        turn: ``"any"`` turns the index by any angle; ``"upright"`` keeps 90 % of samples within 45
+            degrees of upright or upside down (the rest any angle). A reader trained so reads every crop
+            twice, as cut and turned a quarter (:attr:`vision.card_reader.CardReader.turns`): one of the two
+            always lies in its band, so it need not learn every angle.
     """
 
     HARD = ("Q", "9", "7", "6", "4", "8", "3", "5", "A")
@@ -107,10 +111,13 @@ class IndexCropSource:
     REF_INDEX_PX = 72.0
     """Corner windows are rendered once per (design, card, corner) at this index height and shrunk per sample."""
 
-    def __init__(self, designs: list[str], seed: int, hard: float = 0.3) -> None:
+    def __init__(self, designs: list[str], seed: int, hard: float = 0.3, turn: str = "any") -> None:
+        if turn not in ("any", "upright"):
+            raise ValueError(f"turn must be 'any' or 'upright', not {turn!r}")
         self.decks = [load_design(n) for n in designs]
         self.rng = np.random.default_rng(seed)
         self.hard = hard
+        self.turn = turn
         self._corners: dict[tuple[int, str, int], tuple] = {}
 
     def _corner(self, d: int, label: str, corner: int) -> tuple:
@@ -167,7 +174,10 @@ class IndexCropSource:
         if rng.random() < 0.25:
             _occlude(rng, bg, (x1, y1, x2, y2))
         # rotate the whole picture about the index centre
-        ang = float(rng.uniform(-180, 180)) if rng.random() < 0.7 else float(rng.normal(0, 8) + 180 * rng.integers(2))
+        if self.turn == "upright" and rng.random() < 0.9:
+            ang = float(rng.uniform(-45, 45) + 180 * rng.integers(2))
+        else:
+            ang = float(rng.uniform(-180, 180)) if rng.random() < 0.7 else float(rng.normal(0, 8) + 180 * rng.integers(2))
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
         R = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
         img = cv2.warpAffine(bg, R, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
@@ -340,7 +350,8 @@ def _to_tensor(x: np.ndarray):
 
 def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epochs: int = 8, batch: int = 128,
                  bank: int = 12000, threads: int | None = None, log=print,
-                 refresh: int = 4, init: Path | None = None, lr: float = 3e-3) -> tuple[Path, ReaderRun]:
+                 refresh: int = 4, init: Path | None = None, lr: float = 3e-3,
+                 turn: str = "any") -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -351,6 +362,9 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             each epoch).
         init: a ``card_reader.pt`` state dict to start from (fine-tuning) instead of random weights.
         lr: peak learning rate of the one-cycle schedule.
+        turn: ``"any"`` or ``"upright"`` (:class:`IndexCropSource`); an upright reader is exported to read
+            each crop at turns 0 and 90 degrees. Validation and held-out crops are always turned by any
+            angle, as the runtime meets them, and scored as the runtime reads them.
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -366,7 +380,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     train_names = [n for n in names if n != held_out]
     log(f"stage 2: designs {train_names}, held out {held_out!r}")
     t0 = time.time()
-    src = IndexCropSource(train_names, seed)
+    turns = (0, 90) if turn == "upright" else (0,)
+    src = IndexCropSource(train_names, seed, turn=turn)
     # a bank of rendered crops, partly re-rendered every epoch, keeps rendering off the critical path
     bank_x, bank_y = _make_set(src, bank)
     val_x, val_y = _make_set(IndexCropSource(train_names, seed + 1), 1500)
@@ -394,14 +409,14 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             loss.backward()
             opt.step()
             sched.step()
-        acc = _accuracy(net, val_x, val_y)
+        acc = _accuracy(net, val_x, val_y, turns)
         log(f"epoch {epoch + 1}/{epochs} loss {loss.item():.3f} val {acc:.4f} ({time.time() - t0:.0f}s)")
         out_dir.mkdir(parents=True, exist_ok=True)
         torch.save(net.state_dict(), out_dir / "card_reader.last.pt")  # a killed run loses at most one epoch
     steps = epochs * steps_per_epoch
     net.eval()
-    logits_val = _logits(net, val_x)
-    logits_ho = _logits(net, ho_x)
+    logits_val = _turned_logits(net, val_x, turns)
+    logits_ho = _turned_logits(net, ho_x, turns)
     # temperature fitted on degraded renders of the training designs (held-out design stays a test)
     T = fit_temperature(logits_val, val_y)
     threshold = 0.5
@@ -418,7 +433,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
                     confusions=_pairs(top, ho_y))
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "card_reader.pt")
-    onnx_path = export_reader(net, out_dir / "card_reader.onnx", T, threshold)
+    onnx_path = export_reader(net, out_dir / "card_reader.onnx", T, threshold, turns)
     (out_dir / "card_reader.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"stage 2 done: {json.dumps(asdict(run))}")
     return onnx_path, run
@@ -431,9 +446,20 @@ def _logits(net, x: np.ndarray) -> np.ndarray:
         return np.concatenate([net(_to_tensor(x[i:i + 256])).numpy() for i in range(0, len(x), 256)])
 
 
-def _accuracy(net, x, y) -> float:
+def _turned_logits(net, x: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:
+    """(N, 52) logits of the turn read most confidently, as :class:`vision.card_reader.CardReader` reads."""
+    from vision.card_reader import turned_crops
+
+    z = _logits(net, turned_crops(x, turns)).reshape(len(turns), len(x), -1)
+    if len(turns) == 1:
+        return z[0]
+    pick = _softmax(z.reshape(-1, z.shape[-1])).reshape(z.shape).max(-1).argmax(0)
+    return z[pick, np.arange(len(x))]
+
+
+def _accuracy(net, x, y, turns: tuple[int, ...] = (0,)) -> float:
     net.eval()
-    return float((_logits(net, x).argmax(1) == y).mean())
+    return float((_turned_logits(net, x, turns).argmax(1) == y).mean())
 
 
 def _softmax(z):
@@ -462,7 +488,7 @@ def _pairs(pred: np.ndarray, truth: np.ndarray, top: int = 15) -> list:
     return [{"truth": a, "read": b, "count": n} for (a, b), n in c.most_common(top)]
 
 
-def export_reader(net, path: Path, temperature: float, threshold: float) -> Path:
+def export_reader(net, path: Path, temperature: float, threshold: float, turns: tuple[int, ...] = (0,)) -> Path:
     """Export the classifier to ONNX (opset 18, dynamic batch) with its calibration in the metadata."""
     import onnx
     import torch
@@ -478,6 +504,7 @@ def export_reader(net, path: Path, temperature: float, threshold: float) -> Path
     model = onnx.load(str(tmp))
     meta = {"classes": json.dumps(list(CARD_LABELS)), "temperature": f"{temperature:.6f}",
             "threshold": f"{threshold:.4f}", "crop": str(CROP_SIZE), "margin": str(CROP_MARGIN),
+            "turns": json.dumps(list(turns)),
             "task": "pitwatch corner-index reader"}
     for k, v in meta.items():
         entry = model.metadata_props.add()

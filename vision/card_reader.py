@@ -86,10 +86,27 @@ def square_crop(image: np.ndarray, square, size: int = CROP_SIZE, margin: float 
     return crop if k == 1 else cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
 
 
-def crops_to_blob(crops: list[np.ndarray]) -> np.ndarray:
-    """(B, H, W, 3) uint8 BGR -> (B, 3, H, W) float32 RGB in [0, 1] (index crops, chip-side strips)."""
+def crops_to_blob(crops) -> np.ndarray:
+    """(B, H, W, 3) uint8 BGR (a list or an array) -> (B, 3, H, W) float32 RGB in [0, 1] (index crops, chip-side strips)."""
     batch = np.stack(crops)[..., ::-1]
     return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
+def turned_crops(crops: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:
+    """(T * B, H, W, 3): the B crops of a (B, H, W, 3) batch once per turn (degrees, multiples of 90, anticlockwise)."""
+    return np.concatenate([np.rot90(crops, k=(t // 90) % 4, axes=(1, 2)) for t in turns])
+
+
+def best_turn(p: np.ndarray) -> np.ndarray:
+    """(T, N, C) probabilities of N crops read at T turns -> (N, C): per crop, the turn read most confidently.
+
+    A reader trained only near upright and upside down is unsure of a crop turned a quarter, so
+    the turn it is most sure of is the one in its band.
+    """
+    if p.shape[0] == 1:
+        return p[0]
+    pick = p.max(-1).argmax(0)
+    return p[pick, np.arange(p.shape[1])]
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -103,7 +120,8 @@ class CardReader:
     """The stage-2 classifier.
 
     Args:
-        model: ``.onnx`` file; its metadata holds ``temperature``, ``threshold``, ``classes`` and ``crop``.
+        model: ``.onnx`` file; its metadata holds ``temperature``, ``threshold``, ``classes``, ``crop`` and
+            ``turns`` (the turns, degrees, at which every crop is read; default ``[0]``).
         threads: onnxruntime intra-op threads.
         threshold: calibrated top probability below which a card is ``unreadable`` (default: the model's).
 
@@ -124,13 +142,19 @@ class CardReader:
         self.threshold = float(threshold if threshold is not None else meta.get("threshold", 0.5))
         self.size = int(meta.get("crop", CROP_SIZE))
         self.margin = float(meta.get("margin", CROP_MARGIN))
+        self.turns = tuple(int(t) for t in json.loads(meta.get("turns", "[0]")))
 
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
-        """(N, 52) float32 calibrated probabilities for N crops from :func:`index_crop`."""
+        """(N, 52) float32 calibrated probabilities for N crops from :func:`square_crop` or :func:`index_crop`.
+
+        Each crop is read at every one of :attr:`turns` in one batch; the most confident reading is kept.
+        """
         if not crops:
             return np.zeros((0, len(self.classes)), np.float32)
-        logits = self.session.run(None, {self.input_name: crops_to_blob(crops)})[0]
-        return softmax(logits / self.temperature).astype(np.float32)
+        batch = turned_crops(np.stack(crops), self.turns)
+        logits = self.session.run(None, {self.input_name: crops_to_blob(batch)})[0]
+        p = softmax(logits / self.temperature).reshape(len(self.turns), len(crops), -1)
+        return best_turn(p).astype(np.float32)
 
     def read(self, image: np.ndarray, xyxy: np.ndarray,
              squares: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

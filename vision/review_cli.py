@@ -237,6 +237,7 @@ def eval_review(
     summary["observer"] = observer
     summary["seconds_per_video_median"] = round(statistics.median(timings), 2)
     if latencies:
+        # from the engine's own evidence frame; alert_delay_s (from the truth's decidable frame) is the target
         summary["alert_latency_s"] = {"median": round(statistics.median(latencies), 3), "max": round(max(latencies), 3)}
     if as_json:
         print(json.dumps(summary))

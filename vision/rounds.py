@@ -45,8 +45,10 @@ SIDE_BETS = ("mtd", "bonus")
 DROP_TOLERANCE_S = 1.5
 """An emptied spot this long before the moment that settles it still counts as that settlement
 (the dealer's hand hides the last card dealt while the other hand already collects)."""
-ROUND_END_S = 1.0
-"""The table must stay clear of cards this long before the round counts as picked up."""
+ROUND_END_S = 0.5
+"""The table must stay clear of cards this long (beyond the engine's hold, with no card seen arriving
+meanwhile) before the round counts as picked up: a Switch Hands table is briefly bare while the pairs
+are swapped, and the not-collected alerts wait on this, so it is kept short (live alerts within 1 s)."""
 REAPPEAR_S = 3.0
 """A card gone from a zone and back within this long, in the same place, was hidden, not taken."""
 LATE_TOLERANCE_S = 0.6
@@ -725,11 +727,15 @@ class RoundEngine:
     def _cards_on_table(self) -> bool:
         return any(labels for zone, labels in self._cards.items() if zone.startswith(("seat", "dealer.")) and labels)
 
+    def _card_arrival_held(self) -> bool:
+        """A card already seen arriving on the layout but still held for ordering: the table is not clear."""
+        return any(ch.kind == "card_arrived" and ch.zone.startswith(("seat", "dealer.")) for _, _, ch in self._queue)
+
     def _check_round_end(self, force: bool = False) -> list[Event]:
         r = self.current
         if r is None or r.phase in ("betting", "closing") or r.first_card_s is None:
             return []
-        if self._cards_on_table():
+        if self._cards_on_table() or self._card_arrival_held():
             return []
         # all cards picked up, for long enough that a hand hiding the last ones would have moved on
         if not force and (self._now_t - self.latency_s) - self._last_departure_t < ROUND_END_S:

@@ -1,0 +1,48 @@
+"""Live alerts come within 1 second of video time after the frame that makes them decidable.
+
+The decidable frame is the truth's ``t_s`` (:mod:`datasets.faults`); readings are perfect
+(the script's own, as :func:`vision.review_cli._oracle_review` feeds them), so this times the
+tracker's confirmation and the round engine's hold, not the detector.
+"""
+
+import pytest
+
+from datasets.rounds import RoundVideoOptions, script_video
+from vision.review_cli import _oracle_review
+from vision.scoring import score_video
+
+LIVE_ALERT_BUDGET_S = 1.0
+
+
+@pytest.mark.parametrize("fault", ["mtd_not_collected", "bonus_not_collected", "mtd_underpaid", "past_posting",
+                                   "dealing_order"])
+def test_alert_is_raised_within_one_second_of_its_decidable_frame(fault):
+    script = script_video(RoundVideoOptions(seed=11, fps=10, rounds=1, faults=(fault,)))
+    report, _ = _oracle_review(script)
+    score = score_video(script.truth(), report)
+    assert [t for t, _ in score.delays] == [fault]
+    assert 0.0 <= score.delays[0][1] <= LIVE_ALERT_BUDGET_S
+
+
+def test_a_table_bare_for_a_moment_mid_round_does_not_end_the_round():
+    """Switch Hands: the pairs leave the felt and come back a moment later (2B.6), one round throughout."""
+    from rules.profile import TableProfile
+    from vision.rounds import RoundEngine
+    from vision.tracking import ZoneChange
+
+    engine = RoundEngine(TableProfile(game="blackjack", decks=6), "t", fps=10, latency_s=0.7)
+    seq = [(1.0, "chips", "seat3.main", dict(before=0, after=25)),
+           (2.0, "card_arrived", "seat3.cards", dict(label="5H")),
+           (2.5, "card_arrived", "dealer.cards", dict(label="KS")),
+           (3.0, "card_arrived", "seat3.cards", dict(label="7C")),
+           (4.0, "card_left", "seat3.cards", dict(label="5H")),
+           (4.0, "card_left", "seat3.cards", dict(label="7C")),
+           (4.0, "card_left", "dealer.cards", dict(label="KS")),
+           (4.7, "card_arrived", "seat3.cards", dict(label="5H"))]
+    for f in range(10, 80):
+        t = f / 10
+        # each change reaches the engine when the tracker confirms it (0.15 s up, 0.6 s down)
+        due = [ZoneChange(k, z, int(ts * 10), ts, f, t, **kw) for ts, k, z, kw in seq
+               if abs(t - (ts + (0.6 if k == "card_left" else 0.2))) < 0.05]
+        engine.step(f, t, due)
+    assert len(engine.rounds) == 1 and engine.rounds[0].end_s is None
