@@ -289,25 +289,6 @@ class _TimedObserver:
         return obs
 
 
-class _EveryNth:
-    """A drift watch checked on every ``n``-th analysed frame only (the hysteresis counts checks)."""
-
-    class _Quiet:
-        event = None
-        shift_mm = None
-
-    def __init__(self, watch, n: int) -> None:
-        self.watch = watch
-        self.n = max(1, int(n))
-        self.i = 0
-
-    def check(self, image):
-        self.i += 1
-        if self.i % self.n:
-            return self._Quiet()
-        return self.watch.check(image)
-
-
 # ------------------------------------------------------------------------------------------------
 # the worker
 
@@ -540,7 +521,7 @@ class TableWorker:
             self.hub.publish({"type": "status", "table": self.id, "source_state": state, "reason": reason})
 
     def _run(self) -> None:
-        from calibration.drift import DriftWatch
+        from calibration.drift import DriftWatch, EveryNthCheck
         from calibration.zones import ZoneMap
         from vision.review import live_events
         from vision.review_cli import build_engine
@@ -567,7 +548,7 @@ class TableWorker:
         out_dir = self.data_dir / self.out_rel
         zone_polys = ZoneMap(self.table.layout, calib).polygons_px()
         self._sink = LiveSink(out_dir, fps, zone_polys=zone_polys, annotated=False, width=self.evidence_width)
-        drift = _EveryNth(DriftWatch(calib, self.table.layout), self.drift_every) if self.drift_every else None
+        drift = EveryNthCheck(DriftWatch(calib, self.table.layout), self.drift_every) if self.drift_every else None
         for frame, obs, events in live_events(source, observer, engine, tracker, self.analyse_fps, drift=drift):
             self.frames_read += 1
             self.last_t_s, self.last_utc = round(frame.t_s, 3), frame.utc

@@ -366,3 +366,26 @@ class DriftWatch:
         """Back to ``ok`` with empty counters (after a recalibration)."""
         self.state = "ok"
         self._run_moved = self._run_still = self._run_lost = 0
+
+
+class EveryNthCheck:
+    """A :class:`DriftWatch` checked on every ``n``-th analysed frame only (its hysteresis counts checks).
+
+    A camera knocked out of place stays out of place: checking a few times a second is enough, and
+    each check costs a shrunk frame and a dozen template searches.
+    """
+
+    class _Quiet:
+        event = None
+        shift_mm = None
+
+    def __init__(self, watch: DriftWatch, n: int) -> None:
+        self.watch = watch
+        self.n = max(1, int(n))
+        self.i = 0
+
+    def check(self, image):
+        self.i += 1
+        if self.i % self.n:
+            return self._Quiet()
+        return self.watch.check(image)

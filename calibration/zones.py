@@ -148,6 +148,9 @@ class ZoneMap:
         self.chip_radius_mm = chip_radius_mm
         # the order layout.zone_at uses: spots before the larger zones they lie in, then smaller zones first
         self._order: list[Zone] = sorted(layout.zones, key=lambda z: (z.circle is None, polygon_area(z.polygon)))
+        # live video hands back the same boxes frame after frame (unchanged zone crops keep their detections):
+        # each box's zone and anchor are worked out once
+        self._memo: dict[tuple, tuple[str | None, np.ndarray]] = {}
 
     # --- polygons --------------------------------------------------------------------
     def polygon_px(self, name: str, vertices_per_edge: int = 1) -> np.ndarray:
@@ -223,10 +226,45 @@ class ZoneMap:
         card then goes to the zone (within the tolerance) its footprint overlaps most, a
         stack to the nearest zone.
         """
+        return self.place_boxes(boxes, kind, tolerance_mm)[0]
+
+    def place_boxes(self, boxes: np.ndarray, kind: DetectionKind = "card",
+                    tolerance_mm: float | None = None) -> tuple[list[str | None], np.ndarray]:
+        """Zone (as :meth:`zone_of_boxes`) and (N, 2) layout-mm anchor (as :meth:`box_anchor_mm`) of each box.
+
+        Each distinct box is worked out once per ZoneMap: live video hands back the same boxes
+        frame after frame, and a chip stack's base is a small least-squares fit.
+
+        Raises:
+            ValueError: for a ``kind`` other than ``card`` or ``chip``.
+        """
+        if kind not in ("card", "chip"):
+            raise ValueError(f"kind must be 'card' or 'chip', got {kind!r}")
+        B = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+        keys = [(kind, tolerance_mm, b.tobytes()) for b in B]
+        todo = [i for i, k in enumerate(keys) if k not in self._memo]
+        if todo:
+            if len(self._memo) > 20000:
+                self._memo.clear()
+            zones, anchors = self._zone_of_boxes(B[todo], kind, tolerance_mm)
+            for i, z, a in zip(todo, zones, anchors):
+                self._memo[keys[i]] = (z, np.asarray(a, np.float64))
+        got = [self._memo[k] for k in keys]
+        return [z for z, _ in got], np.array([a for _, a in got], np.float64).reshape(-1, 2)
+
+    def _zone_of_boxes(self, boxes: np.ndarray, kind: DetectionKind = "card", tolerance_mm: float | None = None) -> list[str | None]:
+        """:meth:`zone_of_boxes` without the memo: (zones, (N, 2) mm anchors).
+
+        ``tolerance_mm`` (default :data:`CARD_SPILL_MM` for cards, :data:`STACK_SPILL_MM`
+        for stacks): how far outside every zone the point may lie and still be placed: a
+        card then goes to the zone (within the tolerance) its footprint overlaps most, a
+        stack to the nearest zone.
+        """
         if tolerance_mm is None:
             tolerance_mm = CARD_SPILL_MM if kind == "card" else STACK_SPILL_MM
         B = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-        out = self.zone_of_mm(self.box_anchor_mm(B, kind), 0.0)
+        anchors = self.box_anchor_mm(B, kind)
+        out = self.zone_of_mm(anchors, 0.0)
         if kind == "card" and tolerance_mm > 0:
             # a card whose centre lies in no zone (a fan overhanging the printed area) goes to
             # the card zone its footprint overlaps most, if that zone lies within the tolerance
@@ -237,10 +275,9 @@ class ZoneMap:
         elif tolerance_mm > 0:
             missing = [k for k, z in enumerate(out) if z is None]
             if missing:
-                anchors = self.box_anchor_mm(B[missing], kind)
-                for k, z in zip(missing, self.zone_of_mm(anchors, tolerance_mm)):
+                for k, z in zip(missing, self.zone_of_mm(anchors[missing], tolerance_mm)):
                     out[k] = z
-        return out
+        return out, anchors
 
     def _most_overlap(self, footprint_mm: np.ndarray, tolerance_mm: float) -> str | None:
         """The card zone (:data:`CARD_ZONE_KINDS`) overlapping the (4, 2) mm footprint most, among those within

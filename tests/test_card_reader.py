@@ -183,3 +183,29 @@ def test_the_reader_reads_a_rendered_index():
     x1, y1, x2, y2 = [v * ppm for v in deck.index_boxes("QH").top_left]
     labels, score, _ = CardReader().read(face, np.array([[x1, y1, x2, y2]]))
     assert labels[0] == "QH", (labels, score)
+
+
+@needs_reader
+def test_live_readings_of_an_unchanged_index_square_are_reused_not_recomputed():
+    from vision.card_reader import CardReader
+
+    reader = CardReader()
+    calls = []
+    real_read = reader.read
+    reader.read = lambda *a, **k: calls.append(len(a[1])) or real_read(*a, **k)
+    img = np.full((100, 100, 3), 128, np.uint8)
+
+    def dets(squares):
+        n = len(squares)
+        d = Detections(xyxy=np.tile(np.array([[40, 35, 60, 65]], np.float32), (n, 1)),
+                       class_id=np.zeros(n, np.int64), score=np.ones(n, np.float32))
+        d.data["index_square"] = np.array(squares, np.float32)
+        return d
+
+    a = [[40, 35], [60, 35], [60, 65], [40, 65]]
+    b = [[10, 10], [30, 10], [30, 30], [10, 30]]
+    cache: dict = {}
+    first = reader.read_detections(img, dets([a]), cache=cache)
+    second = reader.read_detections(img, dets([a, b]), cache=cache)
+    assert calls == [1, 1]  # only the new square is read the second time
+    assert second.label[0] == first.label[0] and len(cache) == 2

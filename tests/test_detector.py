@@ -226,7 +226,7 @@ def test_live_video_rereads_a_crop_when_one_chip_stack_appears_in_it():
     det.detect_crops(frame2, crops, memory=memory)
     noisy = frame2.astype(np.int16) + np.random.default_rng(0).integers(-6, 7, frame2.shape)
     det.detect_crops(noisy.clip(0, 255).astype(np.uint8), crops, memory=memory)  # sensor noise only
-    assert det.seen == [2, 1, 0]
+    assert det.seen == [2, 1]  # the noisy frame runs no network at all
 
 
 def test_a_table_file_gives_zone_crops_a_camera_pose_and_its_chip_set(tmp_path):

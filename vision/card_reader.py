@@ -182,13 +182,37 @@ class CardReader:
                           dtype=object)
         return labels, score.astype(np.float32), p
 
-    def read_detections(self, image: np.ndarray, dets: Detections, index_class: int = 0) -> Detections:
-        """Fill ``label``, ``score`` and the ``probs`` column of the corner-index rows of ``dets``."""
+    def read_detections(self, image: np.ndarray, dets: Detections, index_class: int = 0,
+                        cache: dict | None = None) -> Detections:
+        """Fill ``label``, ``score`` and the ``probs`` column of the corner-index rows of ``dets``.
+
+        Args:
+            cache: live video: the readings of the previous frame, keyed by each index's square
+                (``index_square``, image px). Stage 1 hands back a zone's detections unchanged when its
+                pixels did not change, squares included, so those indices are not read again. Replaced
+                in place by this frame's readings.
+        """
         rows = np.flatnonzero(dets.class_id == index_class)
         if len(rows) == 0:
+            if cache is not None:
+                cache.clear()
             return dets
         squares = dets.data.get("index_square")
-        labels, score, p = self.read(image, dets.xyxy[rows], None if squares is None else squares[rows])
+        keys = [squares[r].tobytes() for r in rows] if cache is not None and squares is not None else None
+        todo = [i for i, k in enumerate(keys) if k not in cache] if keys is not None else list(range(len(rows)))
+        labels = np.empty(len(rows), dtype=object)
+        score = np.zeros(len(rows), np.float32)
+        p = np.zeros((len(rows), len(self.classes)), np.float32)
+        if todo:
+            sel = rows[todo]
+            labels[todo], score[todo], p[todo] = self.read(image, dets.xyxy[sel],
+                                                           None if squares is None else squares[sel])
+        if keys is not None:
+            for i, k in enumerate(keys):
+                if k in cache:
+                    labels[i], score[i], p[i] = cache[k]
+            cache.clear()
+            cache.update((k, (labels[i], score[i], p[i])) for i, k in enumerate(keys))
         dets.label[rows] = labels
         dets.score[rows] = score
         probs = dets.column("probs").astype(object)

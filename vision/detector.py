@@ -135,6 +135,51 @@ def _to_image(points: np.ndarray, Minv: np.ndarray) -> np.ndarray:
     return flat.reshape(-1, 4, 2).astype(np.float32)
 
 
+THUMB = (48, 32)
+"""Size (w, h) of the colour thumbnail a zone crop's change is judged on, live."""
+THUMB_SHRINK = 4
+"""The frame is shrunk this much (area-averaged) before the thumbnails are cut from it."""
+
+
+def _thumbnails(image: np.ndarray, crops: list[Crop]) -> list[np.ndarray]:
+    """(32, 48, 3) float32 thumbnail of each crop, cut from the frame shrunk by :data:`THUMB_SHRINK`.
+
+    Area-averaging the frame once and warping small costs far less than cutting every crop at
+    full resolution to shrink it, and a frame whose crops did not change costs only this.
+    """
+    k = THUMB_SHRINK
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
+    up = np.diag([w / small.shape[1], h / small.shape[0], 1.0])
+    out = []
+    for c in crops:
+        to_thumb = np.diag([THUMB[0] / c.size[0], THUMB[1] / c.size[1], 1.0])
+        out.append(cv2.warpPerspective(small, to_thumb @ c.M @ up, THUMB, flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_CONSTANT).astype(np.float32))
+    return out
+
+
+def _crops_to_read(crops: list[Crop], thumbs: list[np.ndarray], memory: dict, threshold: float,
+                   settle_frames: int) -> list[int]:
+    """Indices of the crops to read now (see :meth:`Stage1Detector.detect_crops`'s ``memory``)."""
+    moving = memory.setdefault("_moving", {})  # crop name -> (previous thumbnail, calls it has waited)
+    todo = []
+    for i, c in enumerate(crops):
+        before, waited = moving.get(c.name, (None, 0))
+        moving[c.name] = (thumbs[i], 0)
+        if c.name not in memory:
+            todo.append(i)
+            continue
+        if float(np.abs(memory[c.name][0] - thumbs[i]).max()) < threshold:
+            continue  # as it was at its last reading
+        still = before is not None and float(np.abs(before - thumbs[i]).max()) < threshold
+        if still or waited >= settle_frames:
+            todo.append(i)
+        else:
+            moving[c.name] = (thumbs[i], waited + 1)
+    return todo
+
+
 def warp_crop(image: np.ndarray, c: Crop) -> np.ndarray:
     """The crop's pixels: a plain slice for tiles, a perspective warp (bilinear, grey 114 outside) for zones."""
     if np.allclose(c.M[:2, :2], np.eye(2)) and np.allclose(c.M[2], [0, 0, 1]):
@@ -217,7 +262,7 @@ class Stage1Detector:
         return results
 
     def detect_crops(self, image: np.ndarray, crops: list[Crop], memory: dict | None = None,
-                     change_threshold: float = 12.0) -> Detections:
+                     change_threshold: float = 12.0, settle_frames: int = 0) -> Detections:
         """Warp each crop out of ``image``, detect in one batch, map boxes back to ``image`` and merge.
 
         Boxes from overlapping crops are merged by class-wise NMS; with zone
@@ -231,23 +276,27 @@ class Stage1Detector:
                 cell change, not the mean, so one chip added to a seat's crop (a few % of its
                 area) is never averaged away, while video noise (averaged over a cell) is.
                 None: every crop is read.
+            settle_frames: with ``memory``: a changed crop still moving since the previous call (a
+                dealer's hand passing over it) keeps its last reading until it holds still, for at
+                most this many calls; 0 reads it at once. What a moving hand covers cannot be read
+                anyway, and the tracker already holds a zone through a few frames of occlusion.
         """
         if image is None or image.size == 0 or not crops:
             return Detections.empty()
-        warped = [warp_crop(image, c) for c in crops]
         todo = list(range(len(crops)))
         if memory is not None:
             # colour, not grey: a red chip on green felt can have the felt's own brightness
-            thumbs = [cv2.resize(w, (48, 32), interpolation=cv2.INTER_AREA).astype(np.float32) for w in warped]
-            todo = [i for i in todo if crops[i].name not in memory
-                    or float(np.abs(memory[crops[i].name][0] - thumbs[i]).max()) >= change_threshold]
+            thumbs = _thumbnails(image, crops)
+            todo = _crops_to_read(crops, thumbs, memory, change_threshold, settle_frames)
+        # only the crops to be read are cut at full resolution
+        warped = {i: warp_crop(image, crops[i]) for i in todo}
         shape, zoned = self.imgsz, any(c.zones for c in crops)
         if self.dynamic and zoned:
             # one common input for the batch: the largest crop rounded up to the stride, no rescaling
-            h = max(w.shape[0] for w in warped)
-            w_ = max(w.shape[1] for w in warped)
+            h = max(crops[i].size[1] for i in todo) if todo else 32
+            w_ = max(crops[i].size[0] for i in todo) if todo else 32
             shape = (int(math.ceil(h / 32) * 32), int(math.ceil(w_ / 32) * 32))
-        fresh = dict(zip(todo, self.infer([warped[i] for i in todo], shape, scaleup=not zoned)))
+        fresh = dict(zip(todo, self.infer([warped[i] for i in todo], shape, scaleup=not zoned))) if todo else {}
         parts = []
         for i, c in enumerate(crops):
             if i not in fresh:
@@ -419,6 +468,8 @@ class FrameReader:
         tile: tile side in image pixels when no table file is given.
         px_per_mm: zone-crop resolution with a table file.
         live: keep each crop's last reading and skip crops whose pixels did not change (video).
+        settle_frames: live: a changed crop still moving is read once it holds still, or after this many
+            analysed frames of motion (:meth:`Stage1Detector.detect_crops`).
         chip_side: a chip-side model (:mod:`vision.chip_side`, e.g. ``DEFAULT_CHIP_SIDE``) to count stacks
             from their side where the calibration shows it. Off by default: the committed model still
             gives a wrong value for ~4 % of countable rendered stacks (``models/MODEL_CARD.md``).
@@ -430,7 +481,7 @@ class FrameReader:
     def __init__(self, stage1: str | Path = DEFAULT_STAGE1, reader: str | Path | None = None,
                  threads: int | None = None, tile: int = 640, px_per_mm: float = 1.0,
                  conf: float = 0.25, threshold: float | None = None, live: bool = False,
-                 chip_side: str | Path | None = None) -> None:
+                 chip_side: str | Path | None = None, settle_frames: int = 5) -> None:
         from vision.card_reader import DEFAULT_READER, CardReader
 
         self.detector = Stage1Detector(stage1, threads=threads, conf=conf)
@@ -447,6 +498,8 @@ class FrameReader:
         self.tile, self.px_per_mm = tile, px_per_mm
         self._crops: dict = {}
         self.memory: dict | None = {} if live else None  # live video: skip crops whose pixels did not change
+        self._readings: dict | None = {} if live else None  # live video: indices of unchanged crops are not re-read
+        self.settle_frames = settle_frames if live else 0
 
     def crops_for(self, table: TableView | None, width: int, height: int) -> list[Crop]:
         """The crops for a frame size (zone crops with a table, tiles without), cached per size."""
@@ -464,8 +517,9 @@ class FrameReader:
         if image is None or image.ndim != 3 or image.shape[0] < 8 or image.shape[1] < 8:
             return FrameResult(Detections.empty(), [], [])
         h, w = image.shape[:2]
-        dets = self.detector.detect_crops(image, self.crops_for(table, w, h), memory=self.memory)
-        dets = self.reader.read_detections(image, dets)
+        dets = self.detector.detect_crops(image, self.crops_for(table, w, h), memory=self.memory,
+                                          settle_frames=self.settle_frames)
+        dets = self.reader.read_detections(image, dets, cache=self._readings)
         cards = group_cards(dets, threshold=self.reader.threshold)
         chips = []
         chip_set = table.chip_set if table is not None else self._default_chips

@@ -13,8 +13,10 @@ Sets (each skipped with a message where absent):
 
 Per image, cards are compared as multisets of labels (``unreadable`` counts as
 no answer, never as a right one).  Where truth boxes exist, each truth card is
-matched to the detected card or index overlapping it most; its read label fills
-the 52x52 confusion matrix and the accuracy-against-index-height table.
+matched to the detected index whose centre lies on it; its read label fills
+the 52x52 confusion matrix and the accuracy-against-index-height table.  On renders
+each card with a corner index at least half in view is also scored once
+(``card_identity``): named right through any of those corners.
 """
 
 from __future__ import annotations
@@ -50,6 +52,16 @@ class Tally:
         self.confusion = np.zeros((53, 53), np.int64)  # last row/col: unreadable / missed
         self.by_height: dict[int, list[int]] = {}
         self.at_target = [0, 0]  # [right, read] among indices >= TARGET_INDEX_PX tall
+        self.cards_at_target = [0, 0]  # [named right, cards] among cards whose tallest visible index is >= target
+        self.cards_all = [0, 0]
+
+    def add_card(self, right: bool, index_h: float) -> None:
+        """One physical card with at least one corner index in view: named right in ``cards`` or not."""
+        self.cards_all[0] += int(right)
+        self.cards_all[1] += 1
+        if index_h >= TARGET_INDEX_PX:
+            self.cards_at_target[0] += int(right)
+            self.cards_at_target[1] += 1
 
     def add_sets(self, truth: list[str], pred: list[str]) -> None:
         t, p = Counter(truth), Counter(x for x in pred if x != UNREADABLE)
@@ -91,7 +103,11 @@ class Tally:
                 f"identity_accuracy_index_ge_{TARGET_INDEX_PX}px": _r(self.at_target[0] / self.at_target[1]
                                                                      if self.at_target[1] else None),
                 f"cards_index_ge_{TARGET_INDEX_PX}px": self.at_target[1],
-                "confusion_pairs": pairs[:25], "accuracy_by_index_height": heights}
+                "confusion_pairs": pairs[:25], "accuracy_by_index_height": heights,
+                **({"card_identity": _r(self.cards_all[0] / self.cards_all[1]),
+                    f"card_identity_index_ge_{TARGET_INDEX_PX}px": _r(self.cards_at_target[0] / self.cards_at_target[1]
+                                                                      if self.cards_at_target[1] else None),
+                    f"cards_with_index_ge_{TARGET_INDEX_PX}px": self.cards_at_target[1]} if self.cards_all[1] else {})}
 
 
 def _r(x):
@@ -112,18 +128,41 @@ def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
-def _match_indices(tally: Tally, result, truth_boxes: np.ndarray, truth_labels: list[str]) -> None:
-    """Each truth corner box -> the detected index overlapping it most (IoU >= 0.3): its group's card label."""
+def _match_indices(tally: Tally, result, truth_boxes: np.ndarray, truth_labels: list[str]) -> list[str | None]:
+    """Each truth corner box -> the detected index whose centre lies in it: its group's card label.
+
+    The centre, not the box overlap, decides: stage 1 boxes an index in its zone's turned crop,
+    so the image-axis box of that box is wider than the index (up to ~3x) while its centre, and
+    the square the reader is given, sit on it. The truth box is grown by a quarter each way for
+    the match; of several candidates the nearest wins.
+
+    Returns:
+        per truth box, the label read (``None``: no index detected there).
+    """
     d = result.dets
     rows = np.flatnonzero(d.class_id == 0)
-    iou = _iou(truth_boxes, d.xyxy[rows])
+    squares = d.data.get("index_square")
+    if len(rows) and squares is not None:
+        centres = np.asarray(squares)[rows].reshape(-1, 4, 2).mean(1)
+    else:
+        centres = (d.xyxy[rows, :2] + d.xyxy[rows, 2:]) / 2 if len(rows) else np.zeros((0, 2))
     card_of_row = {m: c.label for c in result.cards for m in c.members}
+    read: list[str | None] = []
     for k, lab in enumerate(truth_labels):
-        h = float(truth_boxes[k, 3] - truth_boxes[k, 1])
-        if iou.shape[1] and iou[k].max() >= 0.3:
-            tally.add_match(lab, card_of_row.get(int(rows[iou[k].argmax()]), d.label[rows[iou[k].argmax()]]), h)
+        x1, y1, x2, y2 = (float(v) for v in truth_boxes[k])
+        h = y2 - y1
+        gx, gy = 0.25 * (x2 - x1), 0.25 * h
+        inside = np.flatnonzero((centres[:, 0] >= x1 - gx) & (centres[:, 0] <= x2 + gx)
+                                & (centres[:, 1] >= y1 - gy) & (centres[:, 1] <= y2 + gy)) if len(rows) else []
+        if len(inside):
+            c = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+            j = int(inside[np.argmin(np.linalg.norm(centres[inside] - c, axis=1))])
+            got = card_of_row.get(int(rows[j]), d.label[rows[j]])
         else:
-            tally.add_match(lab, None, h)
+            got = None
+        tally.add_match(lab, got, h)
+        read.append(got)
+    return read
 
 
 # --- rendered hold-out ------------------------------------------------------------------------------------
@@ -190,12 +229,19 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
         res = fr(image, view)
         t_labels = [c.label for c in truth.cards if (c.face_up and c.index_boxes) or (not c.face_up and c.visible > 0.3)]
         tally.add_sets(t_labels, [c.label for c in res.cards])
-        boxes, labels = [], []
-        for c in truth.cards:
-            for b in c.index_boxes:
+        boxes, labels, owner = [], [], []
+        for i, c in enumerate(truth.cards):
+            for b in c.index_boxes:  # the corner indices at least half in view
                 boxes.append(b)
                 labels.append(c.label)
-        _match_indices(tally, res, np.array(boxes, np.float32).reshape(-1, 4), labels)
+                owner.append(i)
+        read = _match_indices(tally, res, np.array(boxes, np.float32).reshape(-1, 4), labels)
+        # per card (the issue's measure): named right through any of its corners in view
+        for i, c in enumerate(truth.cards):
+            mine = [k for k, o in enumerate(owner) if o == i]
+            if mine:
+                tally.add_card(any(read[k] == c.label for k in mine),
+                               max(float(boxes[k][3] - boxes[k][1]) for k in mine))
         # chips: each truth stack of <= 10 chips matched to the detected stack overlapping it most
         det_chips = [(res.dets.xyxy[row], reading) for row, reading in res.chips]
         for ct in truth.chips:

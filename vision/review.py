@@ -64,10 +64,10 @@ class DetectorObserver:
         result = self.reader(frame.image, self.table)
         obs = Observation()
         card_boxes = np.array([c.box for c in result.cards], np.float32).reshape(-1, 4)
-        card_zones = ([c.zone for c in result.cards] if self.zone_map is None or not len(card_boxes)
-                      else self.zone_map.zone_of_boxes(card_boxes, "card"))
-        card_mm = (self.zone_map.box_anchor_mm(card_boxes, "card") if self.zone_map is not None and len(card_boxes)
-                   else None)
+        if self.zone_map is None or not len(card_boxes):
+            card_zones, card_mm = [c.zone for c in result.cards], None
+        else:
+            card_zones, card_mm = self.zone_map.place_boxes(card_boxes, "card")
         if card_mm is not None:
             obs.card_points = {}
         for i, (c, zone) in enumerate(zip(result.cards, card_zones)):

@@ -18,6 +18,10 @@ from api.errors import BadInput
 TRACKER_RISE_S = 0.15
 TRACKER_FALL_S = 0.6
 ENGINE_LATENCY_S = 0.7
+DRIFT_EVERY = 2
+"""The camera drift watch looks at every 2nd analysed frame (5 checks a second at the default 10 fps)."""
+SETTLE_FRAMES = 5
+"""A zone crop that changed is read once it holds still, or after this many analysed frames of motion."""
 
 
 def build_engine(table, fps: float, keep_rounds: int | None = None):
@@ -33,16 +37,20 @@ def build_engine(table, fps: float, keep_rounds: int | None = None):
     return tracker, engine
 
 
-def detector_observer(table, threads: int | None = None, chip_side: Path | None = None):
+def detector_observer(table, threads: int | None = None, chip_side: Path | None = None,
+                      settle_frames: int = SETTLE_FRAMES):
     """The ONNX detector as an observer for ``table`` (a :class:`calibration.table.Table`); ``chip_side``: a
-    chip-side model to count stacks from their side (:mod:`vision.chip_side`; off by default)."""
+    chip-side model to count stacks from their side (:mod:`vision.chip_side`; off by default);
+    ``settle_frames``: a zone crop that changed is read once it holds still, or after this many analysed
+    frames of motion (0: at once; :meth:`vision.detector.Stage1Detector.detect_crops`)."""
     from calibration.zones import ZoneMap
     from vision.detector import FrameReader, load_table_view
     from vision.review import DetectorObserver
 
     view = load_table_view(table.path)
     # live: a zone crop whose pixels did not change since its last reading is not read again
-    return DetectorObserver(FrameReader(threads=threads, live=True, chip_side=chip_side), view,
+    return DetectorObserver(FrameReader(threads=threads, live=True, chip_side=chip_side, settle_frames=settle_frames),
+                            view,
                             ZoneMap(table.layout, table.require_calibration()))
 
 
@@ -65,7 +73,8 @@ def oracle_observer(table):
     return OracleObserver(script_video(options))
 
 
-def observer_for(table, kind: str | None = None, threads: int | None = None, chip_side: Path | None = None):
+def observer_for(table, kind: str | None = None, threads: int | None = None, chip_side: Path | None = None,
+                 settle_frames: int = SETTLE_FRAMES):
     """The observer ``kind`` (``detector`` or ``oracle``; default: the table file's ``observer`` field, else
     ``detector``) for ``table`` (a :class:`calibration.table.Table`)."""
     kind = kind or str(table.extra.get("observer") or "detector")
@@ -73,7 +82,7 @@ def observer_for(table, kind: str | None = None, threads: int | None = None, chi
         return oracle_observer(table)
     if kind != "detector":
         raise BadInput(f"{table.path}: field 'observer' must be detector or oracle, got {kind!r}")
-    return detector_observer(table, threads, chip_side)
+    return detector_observer(table, threads, chip_side, settle_frames)
 
 
 class ReviewCancelled(Exception):
@@ -82,7 +91,7 @@ class ReviewCancelled(Exception):
 
 def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = False, analyse_fps: float = 10.0,
                     threads: int | None = None, observer: str | None = None, progress=None,
-                    chip_side: Path | None = None):
+                    chip_side: Path | None = None, settle_frames: int = SETTLE_FRAMES):
     """The whole review of ``video`` into ``out`` (``pitwatch review`` without the terminal output).
 
     Args:
@@ -98,7 +107,7 @@ def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = Fal
     Raises:
         BadInput: a table file or video that cannot be used.
     """
-    from calibration.drift import DriftWatch
+    from calibration.drift import DriftWatch, EveryNthCheck
     from calibration.table import TableFileError, load_table
     from calibration.zones import ZoneMap
     from vision.report import ReviewSink, build_report, write_report
@@ -120,7 +129,7 @@ def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = Fal
         raise BadInput(f"{video}: frames are {source.width}x{source.height} but the table's calibration is for "
                        f"{w}x{h}: wrong table file or camera")
     out.mkdir(parents=True, exist_ok=True)
-    obs = observer_for(tbl, observer, threads, chip_side)
+    obs = observer_for(tbl, observer, threads, chip_side, settle_frames)
     tracker, engine = build_engine(tbl, source.fps)
     zmap = ZoneMap(tbl.layout, calib)
     sink = ReviewSink(out, source.fps, zone_polys=zmap.polygons_px(), annotated=not no_video)
@@ -128,7 +137,7 @@ def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = Fal
     try:
         run = run_engine(source, obs, engine, tracker, analyse_fps=analyse_fps, on_frame=sink,
                          progress=(lambda n, t_s: progress(n, total, t_s)) if progress else None,
-                         drift=DriftWatch(calib, tbl.layout))
+                         drift=EveryNthCheck(DriftWatch(calib, tbl.layout), DRIFT_EVERY))
     except BaseException:
         sink.abort()
         raise
@@ -148,6 +157,9 @@ def review(
     chip_side: Optional[Path] = typer.Option(None, "--chip-side", exists=True, dir_okay=False,
                                              help="count chip stacks from their side with this model "
                                                   "(e.g. models/chip_side.onnx; off by default)"),
+    settle_frames: int = typer.Option(SETTLE_FRAMES, "--settle-frames", min=0,
+                                      help="a zone that changed is read once it holds still, or after this many "
+                                           "analysed frames of motion (0: read at once)"),
 ) -> None:
     """Review a recorded video: report.json, report.html, evidence and annotated.mp4 in OUT."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -162,7 +174,8 @@ def review(
             bar.update(task, completed=n, total=total, fps=n / max(1e-6, time.perf_counter() - t0))
 
         report, run = review_pipeline(video, table, out, no_video=no_video, analyse_fps=analyse_fps,
-                                      threads=threads, progress=progress, chip_side=chip_side)
+                                      threads=threads, progress=progress, chip_side=chip_side,
+                                      settle_frames=settle_frames)
         bar.update(task, completed=run.frames_read)
     _print_summary(report, run)
 
@@ -210,6 +223,8 @@ def eval_review(
     keep: Optional[Path] = typer.Option(None, help="keep the rendered videos and reports here"),
     chip_side: Optional[Path] = typer.Option(None, "--chip-side", exists=True, dir_okay=False,
                                              help="detector: count chip stacks from their side with this model"),
+    settle_frames: int = typer.Option(SETTLE_FRAMES, "--settle-frames", min=0,
+                                      help="detector: as review's --settle-frames"),
 ) -> None:
     """Render rounds with faults from SEEDS, review them, and score against truth.json."""
     from datasets.rounds import RoundVideoOptions, script_video
@@ -229,7 +244,7 @@ def eval_review(
         if observer == "oracle":
             report, lat = _oracle_review(script)
         else:
-            report, lat = _rendered_review(script, seed, keep, chip_side)
+            report, lat = _rendered_review(script, seed, keep, chip_side, settle_frames)
         timings.append(time.perf_counter() - t0)
         latencies += lat
         scores.append(score_video(truth, report, str(seed)))
@@ -267,7 +282,7 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
 
 
 def _rendered_review(script, seed: int, keep: Path | None,
-                     chip_side: Path | None = None) -> tuple[dict, list[float]]:
+                     chip_side: Path | None = None, settle_frames: int = SETTLE_FRAMES) -> tuple[dict, list[float]]:
     """Render the script to a video, review it with the detector, return the report."""
     from datasets.round_cli import write_round_outputs
 
@@ -280,7 +295,7 @@ def _rendered_review(script, seed: int, keep: Path | None,
         from api.cli import app
 
         res = CliRunner().invoke(app, ["review", str(folder / "video.mp4"), "--table", str(folder / "table.yaml"),
-                                       "--out", str(out), "--no-video"]
+                                       "--out", str(out), "--no-video", "--settle-frames", str(settle_frames)]
                                  + (["--chip-side", str(chip_side)] if chip_side else []))
         if res.exit_code != 0:
             raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}")
