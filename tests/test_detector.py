@@ -229,6 +229,34 @@ def test_live_video_rereads_a_crop_when_one_chip_stack_appears_in_it():
     assert det.seen == [2, 1]  # the noisy frame runs no network at all
 
 
+def test_live_video_waits_for_a_moving_hand_to_hold_still_before_rereading():
+    det = _CountingDetector()
+    frame = np.full((640, 1280, 3), 80, np.uint8)
+    crops = tile_crops(1280, 640, 640)
+    memory: dict = {}
+    det.detect_crops(frame, crops, memory=memory, settle_frames=3)
+    for x in (100, 200, 300):  # a hand sweeping over the left tile
+        moved = frame.copy()
+        moved[200:400, x:x + 120] = (150, 170, 200)
+        det.detect_crops(moved, crops, memory=memory, settle_frames=3)
+    det.detect_crops(moved, crops, memory=memory, settle_frames=3)  # it rests: read once
+    det.detect_crops(moved, crops, memory=memory, settle_frames=3)  # nothing new
+    assert det.seen == [2, 1]
+
+
+def test_live_video_rereads_a_crop_that_keeps_moving_after_settle_frames():
+    det = _CountingDetector()
+    frame = np.full((640, 1280, 3), 80, np.uint8)
+    crops = tile_crops(1280, 640, 640)
+    memory: dict = {}
+    det.detect_crops(frame, crops, memory=memory, settle_frames=2)
+    for x in (60, 160, 260, 360):
+        moved = frame.copy()
+        moved[200:400, x:x + 90] = (150, 170, 200)
+        det.detect_crops(moved, crops, memory=memory, settle_frames=2)
+    assert det.seen == [2, 1]  # read on its third moving frame, not left stale
+
+
 def test_a_table_file_gives_zone_crops_a_camera_pose_and_its_chip_set(tmp_path):
     from calibration.camera import PinholeCamera
     from calibration.homography import CalibrationResult

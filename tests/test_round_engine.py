@@ -150,3 +150,13 @@ def test_an_unvalued_main_wager_is_never_judged_over_the_limit():
     first, hole = standard_deal(["KH", "7C"], "KS")
     t = Table().chips_to("seat3.main", None).deal(*first)
     assert [a[0] for a in t.alerts] == ["unreadable"]
+
+
+def test_a_card_seen_on_a_betting_spot_does_not_hold_the_round_open():
+    """A face-down "card" on a printed spot (a detector's phantom) is not a dealt card: pick-up still ends the round."""
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).card("seat3.main", "BACK").deal(*first).deal(*hole)
+    for zone, label in [("seat3.cards", "5H"), ("seat3.cards", "7C"), ("dealer.cards", "KS"), ("dealer.cards", "BACK")]:
+        t.card(zone, label, "card_left")
+    t.engine.step(int((t.t + 3) * 10), t.t + 3, [])
+    assert t.engine.rounds[0].pickup_done_s is not None

@@ -43,12 +43,20 @@ class Crop:
         size: (w, h) of the crop, pixels.
         name: what the crop covers (``seat3``, ``dealer``, ``tile2``).
         zones: ((name, (K, 2) float32 crop-pixel polygon), ...) of the layout zones inside it, if any.
+        px_per_mm: crop pixels per layout mm for a crop rectified in the felt plane (zone crops), else None.
     """
 
     M: np.ndarray
     size: tuple[int, int]
     name: str
     zones: tuple = ()
+    px_per_mm: float | None = None
+
+
+MAX_EXTENT_MM = {0: 45.0, 1: 150.0}
+"""Longest side, layout mm, of a stage-1 box in a felt-plane crop that can be real, by class: a corner index
+(rank over suit) is at most ~35 mm tall, a face-down card's box at most its 110 mm diagonal. Larger boxes are
+printed layout art or felt texture, and a phantom card that never leaves would hold every round open."""
 
 
 def tile_crops(width: int, height: int, tile: int) -> list[Crop]:
@@ -113,7 +121,7 @@ def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.0, margin_mm
         mm_to_crop = cv2.getPerspectiveTransform(corners_mm, dst)
         zpolys = tuple((z.name, cv2.perspectiveTransform(np.array([z.polygon], np.float32), mm_to_crop)[0])
                        for z in zones)
-        crops.append(Crop(M=M, size=(cw, ch), name=name, zones=zpolys))
+        crops.append(Crop(M=M, size=(cw, ch), name=name, zones=zpolys, px_per_mm=px_per_mm))
     return crops
 
 
@@ -157,6 +165,13 @@ def _thumbnails(image: np.ndarray, crops: list[Crop]) -> list[np.ndarray]:
         out.append(cv2.warpPerspective(small, to_thumb @ c.M @ up, THUMB, flags=cv2.INTER_LINEAR,
                                        borderMode=cv2.BORDER_CONSTANT).astype(np.float32))
     return out
+
+
+def _plausible_size(d: Detections, px_per_mm: float) -> np.ndarray:
+    """(N,) bool: boxes of a felt-plane crop no longer than :data:`MAX_EXTENT_MM` allows for their class."""
+    extent = np.maximum(d.xyxy[:, 2] - d.xyxy[:, 0], d.xyxy[:, 3] - d.xyxy[:, 1]) / px_per_mm
+    limit = np.array([MAX_EXTENT_MM.get(int(k), np.inf) for k in d.class_id])
+    return extent <= limit
 
 
 def _crops_to_read(crops: list[Crop], thumbs: list[np.ndarray], memory: dict, threshold: float,
@@ -303,6 +318,8 @@ class Stage1Detector:
                 parts.append(memory[c.name][1])
                 continue
             d = fresh[i]
+            if len(d) and c.px_per_mm:
+                d = d[_plausible_size(d, c.px_per_mm)]
             if len(d):
                 if c.zones:
                     d.zone = np.array([_zone_of(p, c.zones) for p in d.centers], dtype=object)

@@ -225,6 +225,12 @@ def _zone_parts(zone: str) -> tuple[int | str | None, str]:
     return None, zone
 
 
+def _is_card_zone(zone: str) -> bool:
+    """``seat3.cards``, ``seat3.bonus`` (a bonus winner's cards are tucked under the wager), ``dealer.cards``."""
+    owner, kind = _zone_parts(zone)
+    return owner is not None and kind in ("cards", "bonus")
+
+
 class RoundEngine:
     """Follows rounds through their phases and audits the side bets.
 
@@ -725,11 +731,14 @@ class RoundEngine:
     # -- round end ----------------------------------------------------------------------------------
 
     def _cards_on_table(self) -> bool:
-        return any(labels for zone, labels in self._cards.items() if zone.startswith(("seat", "dealer.")) and labels)
+        """Cards lie in a seat's card or bonus zone or the dealer's: a card seen on a betting spot or a
+        payout area is not one the dealer dealt (cards are dealt to the card zones), and a detector's
+        phantom on a printed spot must not hold the round open."""
+        return any(labels for zone, labels in self._cards.items() if _is_card_zone(zone))
 
     def _card_arrival_held(self) -> bool:
         """A card already seen arriving on the layout but still held for ordering: the table is not clear."""
-        return any(ch.kind == "card_arrived" and ch.zone.startswith(("seat", "dealer.")) for _, _, ch in self._queue)
+        return any(ch.kind == "card_arrived" and _is_card_zone(ch.zone) for _, _, ch in self._queue)
 
     def _check_round_end(self, force: bool = False) -> list[Event]:
         r = self.current
