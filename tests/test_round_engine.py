@@ -160,3 +160,15 @@ def test_a_card_seen_on_a_betting_spot_does_not_hold_the_round_open():
         t.card(zone, label, "card_left")
     t.engine.step(int((t.t + 3) * 10), t.t + 3, [])
     assert t.engine.rounds[0].pickup_done_s is not None
+
+
+def test_a_card_seen_before_any_wager_is_placed_is_no_rounds_card():
+    """Cards are dealt only to spots with a wager: one seen on a bare layout (printed art read as a card) opens no
+    round and does not keep the next round from ending."""
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = Table().card("dealer.cards", "7C").chips_to("seat3.main", 25).deal(*first).deal(*hole)
+    assert t.engine.rounds[0].dealer == ["KS", "BACK"]
+    for zone, label in [("seat3.cards", "5H"), ("seat3.cards", "7C"), ("dealer.cards", "KS"), ("dealer.cards", "BACK")]:
+        t.card(zone, label, "card_left")
+    t.engine.step(int((t.t + 3) * 10), t.t + 3, [])
+    assert len(t.engine.rounds) == 1 and t.engine.rounds[0].pickup_done_s is not None

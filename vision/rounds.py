@@ -262,6 +262,7 @@ class RoundEngine:
         self._seq = 0
         self._chips: dict[str, float | None] = {}         # zone -> value after the changes processed so far
         self._cards: dict[str, list[str]] = {}            # zone -> labels present, processed so far
+        self._stray: dict[str, list[str]] = {}            # zone -> labels that arrived with no wager on the layout
         self._pending_flips: list[tuple[str, float]] = []  # (zone, t) of BACK departures awaiting a face
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._last_departure_t = 0.0
@@ -321,6 +322,12 @@ class RoundEngine:
                 return self._payout_change(ch, owner, before)
             return []
         labels = self._cards.setdefault(ch.zone, [])
+        stray = self._stray.setdefault(ch.zone, [])
+        if ch.kind == "card_left" and ch.label in stray:
+            stray.remove(ch.label)
+            if ch.label in labels:
+                labels.remove(ch.label)
+            return []
         if ch.kind == "card_left":
             self._departed.append(ch)
             self._last_departure_t = max(self._last_departure_t, ch.t_s)
@@ -333,6 +340,12 @@ class RoundEngine:
                 self._pending_flips.append((ch.zone, ch.t_s))
             return self._card_left(ch, owner, kind)
         labels.append(ch.label)
+        if (self.current is None or self.current.phase == "closing") and _is_card_zone(ch.zone) \
+                and not self._wager_on_layout():
+            # cards are dealt only to spots with a wager: with none on the layout this is no round's card
+            # (printed layout art read as a card, a card left lying): remembered, never dealt
+            stray.append(ch.label)
+            return []
         if self.current is not None and ch.zone.startswith(("seat", "dealer.")):
             self.current.clear_t = None
         if self._reappeared(ch):
@@ -734,7 +747,12 @@ class RoundEngine:
         """Cards lie in a seat's card or bonus zone or the dealer's: a card seen on a betting spot or a
         payout area is not one the dealer dealt (cards are dealt to the card zones), and a detector's
         phantom on a printed spot must not hold the round open."""
-        return any(labels for zone, labels in self._cards.items() if _is_card_zone(zone))
+        return any(len(labels) > len(self._stray.get(zone, ())) for zone, labels in self._cards.items()
+                   if _is_card_zone(zone))
+
+    def _wager_on_layout(self) -> bool:
+        """A main wager stands on some seat's spot (valued, or seen but not valued)."""
+        return any(v is None or v > 0 for zone, v in self._chips.items() if _zone_parts(zone)[1] == "main")
 
     def _card_arrival_held(self) -> bool:
         """A card already seen arriving on the layout but still held for ordering: the table is not clear."""
