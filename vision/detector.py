@@ -498,7 +498,7 @@ class FrameReader:
     def __init__(self, stage1: str | Path = DEFAULT_STAGE1, reader: str | Path | None = None,
                  threads: int | None = None, tile: int = 640, px_per_mm: float = 1.0,
                  conf: float = 0.25, threshold: float | None = None, live: bool = False,
-                 chip_side: str | Path | None = None, settle_frames: int = 5) -> None:
+                 chip_side: str | Path | None = None, settle_frames: int = 0) -> None:
         from vision.card_reader import DEFAULT_READER, CardReader
 
         self.detector = Stage1Detector(stage1, threads=threads, conf=conf)
