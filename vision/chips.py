@@ -30,6 +30,10 @@ MAX_WIDTH_ERROR = 0.2
 narrower box is two stacks, a stack cut by a card or a loose detection, and its height says nothing about the count."""
 MAX_COUNT_RESIDUE = 0.35
 """Largest distance, in chips, between the side's height and a whole number of chips for a count."""
+MIN_PX_PER_CHIP_FROM_BOX = 4.0
+"""Least pixels per chip for a count taken from a detector box's height: stage 1's box edges are good to a
+pixel or two, which at 2-3 px per chip moves the count by one (4 -> 3, 5 -> 9 measured on rendered hold-out
+frames), so flatter views abstain here; :mod:`vision.chip_side` counts them from the pixels instead."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,9 @@ def read_stack(image: np.ndarray, box: np.ndarray, chip_set: list[ChipColour], c
     if ppc < MIN_PX_PER_CHIP:
         return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
                             note=f"the side shows {ppc:.1f} px per chip (< {MIN_PX_PER_CHIP:g}): too few to count")
+    if ppc < MIN_PX_PER_CHIP_FROM_BOX:
+        return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
+                            note=f"the side shows {ppc:.1f} px per chip: too few to count from the box's height")
     if abs(bw - chip_w) > MAX_WIDTH_ERROR * chip_w:
         return StackReading(None, None, [{"denomination": top_denom, "count": None}], px_per_chip=ppc,
                             note=f"the box is {bw} px wide where one chip spans {chip_w:.0f} px: not one whole stack, "
