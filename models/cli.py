@@ -46,13 +46,16 @@ def register(app: typer.Typer) -> None:
         turn: str = typer.Option("upright", "--turn",
                                  help="'upright': train within 45 deg of upright/upside down and read each crop at "
                                       "0 and 90 deg; 'any': train and read at any angle."),
+        grey: float = typer.Option(0.15, "--grey", min=0.0, max=1.0, help="Fraction of training crops made grey."),
+        cast: float = typer.Option(0.0, "--cast", min=0.0, max=1.0,
+                                   help="Fraction of the other crops given a strong colour cast."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
         from models.train import train_reader
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
-                                 init=init, lr=lr, turn=turn, log=lambda m: print(m, file=sys.stderr, flush=True))
+                                 init=init, lr=lr, turn=turn, grey=grey, cast=cast, log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc}))
 
     @train_app.command("prepare")

@@ -104,6 +104,8 @@ class IndexCropSource:
             degrees of upright or upside down (the rest any angle). A reader trained so reads every crop
             twice, as cut and turned a quarter (:attr:`vision.card_reader.CardReader.turns`): one of the two
             always lies in its band, so it need not learn every angle.
+        grey: fraction of crops turned grey (suit from shape alone).
+        cast: fraction of the other crops given a strong per-channel colour cast.
     """
 
     HARD = ("Q", "9", "7", "6", "4", "8", "3", "5", "A")
@@ -111,13 +113,15 @@ class IndexCropSource:
     REF_INDEX_PX = 72.0
     """Corner windows are rendered once per (design, card, corner) at this index height and shrunk per sample."""
 
-    def __init__(self, designs: list[str], seed: int, hard: float = 0.3, turn: str = "any") -> None:
+    def __init__(self, designs: list[str], seed: int, hard: float = 0.3, turn: str = "any", grey: float = 0.15,
+                 cast: float = 0.0) -> None:
         if turn not in ("any", "upright"):
             raise ValueError(f"turn must be 'any' or 'upright', not {turn!r}")
         self.decks = [load_design(n) for n in designs]
         self.rng = np.random.default_rng(seed)
         self.hard = hard
         self.turn = turn
+        self.grey, self.cast = grey, cast
         self._corners: dict[tuple[int, str, int], tuple] = {}
 
     def _corner(self, d: int, label: str, corner: int) -> tuple:
@@ -188,8 +192,11 @@ class IndexCropSource:
             sy = rng.uniform(0.65, 1.0)
             img = cv2.resize(img, (img.shape[1], max(8, int(img.shape[0] * sy))), interpolation=cv2.INTER_AREA)
             square[:, 1] *= sy
-        if rng.random() < 0.15:  # suit colour is not to be trusted under casino lighting: shape must carry it too
+        if rng.random() < self.grey:  # suit colour is not to be trusted under casino lighting: shape must carry it too
             img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        elif self.cast and rng.random() < self.cast:
+            # a strong colour cast (warm lamps, white balance): black pips turn brown or red-tinged
+            img = np.clip(img.astype(np.float32) * rng.uniform(0.55, 1.35, 3), 0, 255).astype(np.uint8)
         img = _degrade(rng, img, index_h)
         return square_crop(img, square), CARD_LABELS.index(label)
 
@@ -351,7 +358,7 @@ def _to_tensor(x: np.ndarray):
 def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epochs: int = 8, batch: int = 128,
                  bank: int = 12000, threads: int | None = None, log=print,
                  refresh: int = 4, init: Path | None = None, lr: float = 3e-3,
-                 turn: str = "any") -> tuple[Path, ReaderRun]:
+                 turn: str = "any", grey: float = 0.15, cast: float = 0.0) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -365,6 +372,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         turn: ``"any"`` or ``"upright"`` (:class:`IndexCropSource`); an upright reader is exported to read
             each crop at turns 0 and 90 degrees. Validation and held-out crops are always turned by any
             angle, as the runtime meets them, and scored as the runtime reads them.
+        grey, cast: colour doubt in the training crops (:class:`IndexCropSource`).
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -381,7 +389,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     log(f"stage 2: designs {train_names}, held out {held_out!r}")
     t0 = time.time()
     turns = (0, 90) if turn == "upright" else (0,)
-    src = IndexCropSource(train_names, seed, turn=turn)
+    src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast)
     # a bank of rendered crops, partly re-rendered every epoch, keeps rendering off the critical path
     bank_x, bank_y = _make_set(src, bank)
     val_x, val_y = _make_set(IndexCropSource(train_names, seed + 1), 1500)
