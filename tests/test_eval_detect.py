@@ -1,0 +1,32 @@
+"""How `pitwatch eval detect` matches true corner indices to detections (vision.evaluate)."""
+
+import numpy as np
+
+from vision.detections import Detections
+from vision.detector import FrameResult
+from vision.evaluate import Tally, _iou, _match_indices
+from vision.grouping import PhysicalCard
+
+
+def _result(xyxy, square, label):
+    d = Detections(xyxy=np.array([xyxy], np.float32), class_id=np.array([0]), score=np.array([0.9], np.float32))
+    d.label[0] = label
+    d.data["index_square"] = np.array([square], np.float32)
+    card = PhysicalCard(label=label, score=0.9, box=d.xyxy[0], zone=None, members=(0,))
+    return FrameResult(d, [card], [])
+
+
+def test_an_index_boxed_in_a_turned_crop_is_matched_by_its_centre_not_its_loose_image_box():
+    truth = np.array([[100, 100, 110, 120]], np.float32)  # a 10 x 20 px index
+    # stage 1's box of a turned box: 3x too wide in the image, centred on the index
+    res = _result([90, 98, 120, 122], [[97, 102], [113, 102], [113, 118], [97, 118]], "QS")
+    assert _iou(truth, res.dets.xyxy)[0, 0] < 0.3
+    tally = Tally()
+    assert _match_indices(tally, res, truth, ["QS"]) == ["QS"]
+    assert tally.at_target == [1, 1]
+
+
+def test_a_detection_beside_the_index_is_no_match():
+    truth = np.array([[100, 100, 110, 120]], np.float32)
+    res = _result([140, 100, 150, 120], [[140, 100], [150, 100], [150, 120], [140, 120]], "QS")
+    assert _match_indices(Tally(), res, truth, ["QS"]) == [None]
