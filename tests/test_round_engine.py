@@ -172,3 +172,19 @@ def test_a_card_seen_before_any_wager_is_placed_is_no_rounds_card():
         t.card(zone, label, "card_left")
     t.engine.step(int((t.t + 3) * 10), t.t + 3, [])
     assert len(t.engine.rounds) == 1 and t.engine.rounds[0].pickup_done_s is not None
+
+
+def test_a_card_read_anew_in_the_same_place_is_the_same_card_not_a_hit():
+    """A misread (10C) corrected when the hand moves off the card (10S) replaces the reading; no third card."""
+    engine = RoundEngine(BJ6, "t", fps=10, latency_s=0.7)  # the hold covers the 0.6 s a departure takes to confirm
+    here = (500.0, 300.0)
+    seq = [ZoneChange("chips", "seat3.main", 10, 1.0, 10, 1.0, before=0, after=25),
+           ZoneChange("card_arrived", "seat3.cards", 20, 2.0, 22, 2.2, label="10C", position=here),
+           ZoneChange("card_arrived", "dealer.cards", 30, 3.0, 32, 3.2, label="KS", position=(500.0, 100.0)),
+           ZoneChange("card_left", "seat3.cards", 40, 4.0, 46, 4.6, label="10C", position=here),
+           ZoneChange("card_arrived", "seat3.cards", 40, 4.0, 42, 4.2, label="10S", position=(503.0, 301.0))]
+    for f in range(10, 80):
+        t = f / 10
+        engine.step(f, t, [c for c in seq if c.confirmed_frame == f])
+    seat = engine.rounds[0].seats[3]
+    assert seat.dealt == ["10S"] and seat.hits == []

@@ -49,6 +49,8 @@ ROUND_END_S = 0.5
 """The table must stay clear of cards this long (beyond the engine's hold, with no card seen arriving
 meanwhile) before the round counts as picked up: a Switch Hands table is briefly bare while the pairs
 are swapped, and the not-collected alerts wait on this, so it is kept short (live alerts within 1 s)."""
+REREAD_MM = 15.0
+"""A face card seen where another reading of a card just left, this close (card centres, mm), is that card read anew."""
 REAPPEAR_S = 3.0
 """A card gone from a zone and back within this long, in the same place, was hidden, not taken."""
 LATE_TOLERANCE_S = 0.6
@@ -548,6 +550,10 @@ class RoundEngine:
             if zone == ch.zone and abs(ch.t_s - t) <= self.flip_window_s and ch.label != BACK:
                 self._pending_flips.pop(i)
                 return events + self._card_turned(r, ch, owner)
+        # a face card read anew where another reading of it just left is the same card
+        misread = self._misread_partner(ch)
+        if misread is not None:
+            return events + self._card_reread(r, owner, misread.label, ch.label)
         # the dealer's only face-down card is the hole card: once it has left the felt face down,
         # the next face card to the dealer is that card turned over (it may move while turning)
         if (owner == "dealer" and ch.label != BACK and BACK in r.dealer
@@ -564,6 +570,53 @@ class RoundEngine:
 
     def _card_left(self, ch: ZoneChange, owner, kind: str) -> list[Event]:
         return []  # departures matter at pick-up, which _check_round_end reads from the zones
+
+    def _misread_partner(self, arrival: ZoneChange) -> ZoneChange | None:
+        """The departure of a face card read otherwise, from where ``arrival`` shows and about when: the same
+        card read anew (a misread corrected once a hand moved off it). Taken out of the queue, or out of
+        the recent departures, and returned; ``None`` when there is none."""
+        if arrival.label == BACK or arrival.position is None:
+            return None
+
+        def same_card(d: ZoneChange) -> bool:
+            return (d.kind == "card_left" and d.zone == arrival.zone and d.label not in (BACK, arrival.label)
+                    and d.position is not None and abs(d.t_s - arrival.t_s) <= self.flip_window_s
+                    and (d.position[0] - arrival.position[0]) ** 2 + (d.position[1] - arrival.position[1]) ** 2
+                    <= REREAD_MM ** 2)
+
+        for i, (_, _, ch) in enumerate(self._queue):
+            if same_card(ch):
+                self._queue.pop(i)
+                heapq.heapify(self._queue)
+                labels = self._cards.get(ch.zone, [])
+                if ch.label in labels:
+                    labels.remove(ch.label)
+                return ch
+        for d in reversed(self._departed):
+            if same_card(d):
+                self._departed.remove(d)
+                return d
+        return None
+
+    def _card_reread(self, r: RoundRecord, owner, old: str, new: str) -> list[Event]:
+        """Put the new reading of a card in place of the old one (a reading is never traded for ``unreadable``)."""
+        if new == UNREADABLE:
+            return []
+        s = r.seats.get(owner) if owner != "dealer" else None
+        hands = [r.dealer] if owner == "dealer" else ([s.hits, s.dealt] if s is not None else [])
+        for hand in hands:  # the latest card of that reading: hits first
+            if old in hand:
+                k = len(hand) - 1 - hand[::-1].index(old)
+                hand[k] = new
+                break
+        if s is not None and s.kept is not None and old in s.kept:
+            s.kept[s.kept.index(old)] = new
+        for k in range(len(r.deal) - 1, -1, -1):
+            ev, label, t = r.deal[k]
+            if label == old and ev.recipient == owner:
+                r.deal[k] = (ev, new, t)
+                break
+        return []
 
     def _take_queued_departure(self, arrival: ZoneChange) -> bool:
         """Remove a queued face-down departure from the same zone close in time to ``arrival`` (a flip)."""
