@@ -229,31 +229,29 @@ def test_live_video_rereads_a_crop_when_one_chip_stack_appears_in_it():
     assert det.seen == [2, 1]  # the noisy frame runs no network at all
 
 
-def test_live_video_waits_for_a_moving_hand_to_hold_still_before_rereading():
-    det = _CountingDetector()
+def _hand_sweep(det, xs, width: int, settle_frames: int, rest: int = 0) -> None:
+    """An empty frame, then a hand-sized patch at each x over the left tile, then ``rest`` frames of it still."""
     frame = np.full((640, 1280, 3), 80, np.uint8)
     crops = tile_crops(1280, 640, 640)
     memory: dict = {}
-    det.detect_crops(frame, crops, memory=memory, settle_frames=3)
-    for x in (100, 200, 300):  # a hand sweeping over the left tile
+    det.detect_crops(frame, crops, memory=memory, settle_frames=settle_frames)
+    for x in xs:
         moved = frame.copy()
-        moved[200:400, x:x + 120] = (150, 170, 200)
-        det.detect_crops(moved, crops, memory=memory, settle_frames=3)
-    det.detect_crops(moved, crops, memory=memory, settle_frames=3)  # it rests: read once
-    det.detect_crops(moved, crops, memory=memory, settle_frames=3)  # nothing new
+        moved[200:400, x:x + width] = (150, 170, 200)
+        det.detect_crops(moved, crops, memory=memory, settle_frames=settle_frames)
+    for _ in range(rest):
+        det.detect_crops(moved, crops, memory=memory, settle_frames=settle_frames)
+
+
+def test_live_video_waits_for_a_moving_hand_to_hold_still_before_rereading():
+    det = _CountingDetector()
+    _hand_sweep(det, (100, 200, 300), 120, settle_frames=3, rest=2)  # it rests: read once, then nothing new
     assert det.seen == [2, 1]
 
 
 def test_live_video_rereads_a_crop_that_keeps_moving_after_settle_frames():
     det = _CountingDetector()
-    frame = np.full((640, 1280, 3), 80, np.uint8)
-    crops = tile_crops(1280, 640, 640)
-    memory: dict = {}
-    det.detect_crops(frame, crops, memory=memory, settle_frames=2)
-    for x in (60, 160, 260, 360):
-        moved = frame.copy()
-        moved[200:400, x:x + 90] = (150, 170, 200)
-        det.detect_crops(moved, crops, memory=memory, settle_frames=2)
+    _hand_sweep(det, (60, 160, 260, 360), 90, settle_frames=2)
     assert det.seen == [2, 1]  # read on its third moving frame, not left stale
 
 

@@ -227,6 +227,11 @@ def _zone_parts(zone: str) -> tuple[int | str | None, str]:
     return None, zone
 
 
+def _within(a: tuple[float, float], b: tuple[float, float], mm: float) -> bool:
+    """Two card centres (layout mm) at most ``mm`` apart."""
+    return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 <= mm ** 2
+
+
 def _is_card_zone(zone: str) -> bool:
     """``seat3.cards``, ``seat3.bonus`` (a bonus winner's cards are tucked under the wager), ``dealer.cards``."""
     owner, kind = _zone_parts(zone)
@@ -359,9 +364,7 @@ class RoundEngine:
         self._departed = [d for d in self._departed if arrival.t_s - d.t_s <= REAPPEAR_S]
         for d in self._departed:
             if d.zone == arrival.zone and d.label == arrival.label and (
-                    d.position is None or arrival.position is None
-                    or (d.position[0] - arrival.position[0]) ** 2 + (d.position[1] - arrival.position[1]) ** 2
-                    < 25.0 ** 2):
+                    d.position is None or arrival.position is None or _within(d.position, arrival.position, 25.0)):
                 self._departed.remove(d)
                 return True
         return False
@@ -581,17 +584,14 @@ class RoundEngine:
         def same_card(d: ZoneChange) -> bool:
             return (d.kind == "card_left" and d.zone == arrival.zone and d.label not in (BACK, arrival.label)
                     and d.position is not None and abs(d.t_s - arrival.t_s) <= self.flip_window_s
-                    and (d.position[0] - arrival.position[0]) ** 2 + (d.position[1] - arrival.position[1]) ** 2
-                    <= REREAD_MM ** 2)
+                    and _within(d.position, arrival.position, REREAD_MM))
 
-        for i, (_, _, ch) in enumerate(self._queue):
-            if same_card(ch):
-                self._queue.pop(i)
-                heapq.heapify(self._queue)
-                labels = self._cards.get(ch.zone, [])
-                if ch.label in labels:
-                    labels.remove(ch.label)
-                return ch
+        ch = self._take_queued(same_card)
+        if ch is not None:
+            labels = self._cards.get(ch.zone, [])
+            if ch.label in labels:
+                labels.remove(ch.label)
+            return ch
         for d in reversed(self._departed):
             if same_card(d):
                 self._departed.remove(d)
@@ -620,13 +620,17 @@ class RoundEngine:
 
     def _take_queued_departure(self, arrival: ZoneChange) -> bool:
         """Remove a queued face-down departure from the same zone close in time to ``arrival`` (a flip)."""
-        for i, (t, _, ch) in enumerate(self._queue):
-            if (ch.kind == "card_left" and ch.zone == arrival.zone and ch.label == BACK
-                    and abs(t - arrival.t_s) <= self.flip_window_s):
+        return self._take_queued(lambda ch: ch.kind == "card_left" and ch.zone == arrival.zone and ch.label == BACK
+                                 and abs(ch.t_s - arrival.t_s) <= self.flip_window_s) is not None
+
+    def _take_queued(self, match) -> ZoneChange | None:
+        """Take the first held change for which ``match(change)`` is true out of the queue (``None``: none)."""
+        for i, (_, _, ch) in enumerate(self._queue):
+            if match(ch):
                 self._queue.pop(i)
                 heapq.heapify(self._queue)
-                return True
-        return False
+                return ch
+        return None
 
     def _burn(self, ch: ZoneChange) -> list[Event]:
         r = self.current
