@@ -281,6 +281,7 @@ class _TimedObserver:
     def __init__(self, inner, on_time: Callable[[float], None]) -> None:
         self.inner = inner
         self.on_time = on_time
+        self.tracks_by_position = getattr(inner, "tracks_by_position", False)
 
     def observe(self, frame: Frame):
         t0 = time.perf_counter()
@@ -542,7 +543,8 @@ class TableWorker:
                 probe._container.close()
             except SourceError:
                 pass
-        tracker, engine = build_engine(self.table, fps, keep_rounds=LIVE_ROUNDS_KEPT)
+        tracker, engine = build_engine(self.table, fps, keep_rounds=LIVE_ROUNDS_KEPT,
+                                       by_position=getattr(observer, "tracks_by_position", False))
         self._engine = engine
         self._source = source
         out_dir = self.data_dir / self.out_rel

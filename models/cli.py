@@ -49,13 +49,15 @@ def register(app: typer.Typer) -> None:
         grey: float = typer.Option(0.15, "--grey", min=0.0, max=1.0, help="Fraction of training crops made grey."),
         cast: float = typer.Option(0.0, "--cast", min=0.0, max=1.0,
                                    help="Fraction of the other crops given a strong colour cast."),
+        width: float = typer.Option(1.0, "--width", min=0.25, max=4.0,
+                                    help="Channel multiplier of the reader net (compute grows as its square)."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
         from models.train import train_reader
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
-                                 init=init, lr=lr, turn=turn, grey=grey, cast=cast, log=lambda m: print(m, file=sys.stderr, flush=True))
+                                 init=init, lr=lr, turn=turn, grey=grey, cast=cast, width=width, log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc}))
 
     @train_app.command("prepare")

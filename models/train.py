@@ -77,9 +77,9 @@ def design_names() -> list[str]:
     from datasets.cards import list_deck_designs
 
     try:
-        return list(list_deck_designs())
+        return list(list_deck_designs(include_training=True))
     except ImportError:  # the SVG decks are optional
-        return list(list_deck_designs(include_svg=False))
+        return list(list_deck_designs(include_svg=False, include_training=True))
 
 
 def load_design(name: str):
@@ -298,6 +298,7 @@ class ReaderRun:
     batch: int
     seconds: float
     params: int
+    width: float = 1.0
     val_acc: float = 0.0
     heldout_acc: float = 0.0
     heldout_acc_by_height: dict | None = None
@@ -306,15 +307,23 @@ class ReaderRun:
     heldout_coverage: float = 0.0
     heldout_selective_acc: float = 0.0
     confusions: list | None = None
+    turns: list | None = None
+    combine: str = "best"
 
 
-def reader_net(num_classes: int = 52):
+READER_WIDTHS = (24, 48, 96, 128, 160)
+"""Channels of the reader's five conv blocks at ``width=1``."""
+
+
+def reader_net(num_classes: int = 52, width: float = 1.0):
     """The stage-2 network for 40x40 RGB crops: 5 conv blocks (BN, ReLU), global average pool, a factorised head.
+
+    ``width`` scales every block's channels (:data:`READER_WIDTHS`); compute grows as its square.
 
     The head scores the 13 ranks and the 4 suits separately and outputs the 52 card logits
     ``rank_logit + suit_logit`` (in ``rules.cards.CARD_LABELS`` order), so the softmax over 52
     cards is exactly p(rank) x p(suit): every crop of a 7 teaches "7" whatever its suit, and the
-    exported model keeps the runtime's (B, 52) output.  ~0.36 M parameters.
+    exported model keeps the runtime's (B, 52) output.  ~0.36 M parameters at ``width=1``, ~0.8 M at 1.5.
     """
     import torch
     import torch.nn as nn
@@ -339,9 +348,37 @@ def reader_net(num_classes: int = 52):
             return z[:, self.rank_of] + z[:, self.suit_of]
 
     assert num_classes == len(CARD_LABELS)
-    return nn.Sequential(*block(3, 24), *block(24, 48), *block(48, 96), *block(96, 128, pool=False),
-                         *block(128, 160, pool=False), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
-                         RankSuitHead(160))
+    c1, c2, c3, c4, c5 = (int(round(c * width / 4)) * 4 for c in READER_WIDTHS)
+    return nn.Sequential(*block(3, c1), *block(c1, c2), *block(c2, c3), *block(c3, c4, pool=False),
+                         *block(c4, c5, pool=False), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
+                         RankSuitHead(c5))
+
+
+def widen_reader(state: dict, width: float):
+    """A :func:`reader_net` state dict of a narrower net, grown to ``width`` computing the same function.
+
+    Each block's first channels keep the trained weights; the new channels start small and random, and the
+    next layer reads them with zero weights, so the widened net starts exactly where the narrow one was
+    (Chen et al. 2016, Net2Net) and training only adds to it.
+    """
+    import torch
+
+    wide = reader_net(width=width).state_dict()
+    out = {}
+    for k, w in wide.items():
+        old = state.get(k)
+        if old is None or old.shape == w.shape:
+            out[k] = old if old is not None else w
+            continue
+        grown = torch.zeros_like(w) if w.dtype.is_floating_point else w.clone()
+        if w.dtype.is_floating_point:
+            if k.endswith(".weight") and w.dim() == 4:  # conv: new output channels random, new inputs zero
+                grown[old.shape[0]:] = w[old.shape[0]:] * 0.1
+            elif k.endswith("running_var") or (k.endswith(".weight") and w.dim() == 1):
+                grown.fill_(1.0)
+        grown[tuple(slice(0, n) for n in old.shape)] = old
+        out[k] = grown
+    return out
 
 
 def _make_set(source: IndexCropSource, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -358,7 +395,8 @@ def _to_tensor(x: np.ndarray):
 def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epochs: int = 8, batch: int = 128,
                  bank: int = 12000, threads: int | None = None, log=print,
                  refresh: int = 4, init: Path | None = None, lr: float = 3e-3,
-                 turn: str = "any", grey: float = 0.15, cast: float = 0.0) -> tuple[Path, ReaderRun]:
+                 turn: str = "any", grey: float = 0.15, cast: float = 0.0,
+                 width: float = 1.0) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -373,6 +411,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             each crop at turns 0 and 90 degrees. Validation and held-out crops are always turned by any
             angle, as the runtime meets them, and scored as the runtime reads them.
         grey, cast: colour doubt in the training crops (:class:`IndexCropSource`).
+        width: channel multiplier of :func:`reader_net` (``init`` must have the same).
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -388,16 +427,19 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     train_names = [n for n in names if n != held_out]
     log(f"stage 2: designs {train_names}, held out {held_out!r}")
     t0 = time.time()
-    turns = (0, 90) if turn == "upright" else (0,)
+    turns, combine = READ_AT[turn]
     src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast)
     # a bank of rendered crops, partly re-rendered every epoch, keeps rendering off the critical path
     bank_x, bank_y = _make_set(src, bank)
     val_x, val_y = _make_set(IndexCropSource(train_names, seed + 1), 1500)
     ho_x, ho_y = _make_set(IndexCropSource([held_out], seed + 2), 2000)
     log(f"rendered {bank + 3500} crops in {time.time() - t0:.0f}s")
-    net = reader_net()
+    net = reader_net(width=width)
     if init is not None:
-        net.load_state_dict(torch.load(init, map_location="cpu"))
+        state = torch.load(init, map_location="cpu")
+        if state["0.weight"].shape != net.state_dict()["0.weight"].shape:
+            state = widen_reader(state, width)  # a narrower reader grown to this width
+        net.load_state_dict(state)
         log(f"starting from {init}")
     params = sum(p.numel() for p in net.parameters())
     steps_per_epoch = bank // batch
@@ -417,34 +459,47 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             loss.backward()
             opt.step()
             sched.step()
-        acc = _accuracy(net, val_x, val_y, turns)
+        acc = _accuracy(net, val_x, val_y, turns, combine)
         log(f"epoch {epoch + 1}/{epochs} loss {loss.item():.3f} val {acc:.4f} ({time.time() - t0:.0f}s)")
         out_dir.mkdir(parents=True, exist_ok=True)
         torch.save(net.state_dict(), out_dir / "card_reader.last.pt")  # a killed run loses at most one epoch
     steps = epochs * steps_per_epoch
     net.eval()
-    logits_val = _turned_logits(net, val_x, turns)
-    logits_ho = _turned_logits(net, ho_x, turns)
-    # temperature fitted on degraded renders of the training designs (held-out design stays a test)
-    T = fit_temperature(logits_val, val_y)
-    threshold = 0.5
-    p_ho = _softmax(logits_ho / T)
-    top = p_ho.argmax(1)
-    conf = p_ho.max(1)
-    keep = conf >= threshold
-    run = ReaderRun(designs=train_names, held_out=held_out, seed=seed, steps=steps, batch=batch,
-                    seconds=round(time.time() - t0, 1), params=int(params),
-                    val_acc=round(float((logits_val.argmax(1) == val_y).mean()), 4),
-                    heldout_acc=round(float((top == ho_y).mean()), 4), temperature=round(float(T), 4),
-                    threshold=threshold, heldout_coverage=round(float(keep.mean()), 4),
-                    heldout_selective_acc=round(float((top[keep] == ho_y[keep]).mean()) if keep.any() else 0.0, 4),
-                    confusions=_pairs(top, ho_y))
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "card_reader.pt")
-    onnx_path = export_reader(net, out_dir / "card_reader.onnx", T, threshold, turns)
+    run = ReaderRun(designs=train_names, held_out=held_out, seed=seed, steps=steps, batch=batch,
+                    seconds=0.0, params=int(params), width=width)
+    onnx_path = calibrate_and_export(net, out_dir, run, (val_x, val_y), (ho_x, ho_y), turns, combine)
+    run.seconds = round(time.time() - t0, 1)
     (out_dir / "card_reader.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"stage 2 done: {json.dumps(asdict(run))}")
     return onnx_path, run
+
+
+def calibrate_and_export(net, out_dir: Path, run: ReaderRun, val: tuple, held_out: tuple,
+                         turns: tuple[int, ...], combine: str, threshold: float = 0.5) -> Path:
+    """Fit the reader's temperature as the runtime reads, fill ``run``'s scores and export the ONNX file.
+
+    The temperature is fitted on degraded renders of the training designs (``val``: (N, 40, 40, 3)
+    crops, (N,) labels), read at ``turns`` and combined by ``combine``
+    (:data:`vision.card_reader.COMBINE`); the held-out design's crops stay a test.
+
+    Returns:
+        the path of ``out_dir / "card_reader.onnx"``.
+    """
+    (val_x, val_y), (ho_x, ho_y) = val, held_out
+    z_val, z_ho = _turn_logits(net, val_x, turns), _turn_logits(net, ho_x, turns)
+    T = fit_temperature(z_val, val_y, combine)
+    p_ho = _read(z_ho, T, combine)
+    top, keep = p_ho.argmax(1), p_ho.max(1) >= threshold
+    run.val_acc = round(float((_read(z_val, T, combine).argmax(1) == val_y).mean()), 4)
+    run.heldout_acc = round(float((top == ho_y).mean()), 4)
+    run.temperature, run.threshold = round(float(T), 4), threshold
+    run.heldout_coverage = round(float(keep.mean()), 4)
+    run.heldout_selective_acc = round(float((top[keep] == ho_y[keep]).mean()) if keep.any() else 0.0, 4)
+    run.confusions = _pairs(top, ho_y)
+    run.turns, run.combine = list(turns), combine
+    return export_reader(net, out_dir / "card_reader.onnx", T, threshold, turns, combine)
 
 
 def _logits(net, x: np.ndarray) -> np.ndarray:
@@ -454,33 +509,50 @@ def _logits(net, x: np.ndarray) -> np.ndarray:
         return np.concatenate([net(_to_tensor(x[i:i + 256])).numpy() for i in range(0, len(x), 256)])
 
 
-def _turned_logits(net, x: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:
-    """(N, 52) logits of the turn read most confidently, as :class:`vision.card_reader.CardReader` reads."""
+READ_AT = {"upright": ((0, 90, 180, 270), "mean"), "any": ((0,), "best")}
+"""Per training ``turn``: the turns at which the runtime reads each crop and how it combines them.
+
+An upright reader (trained within 45 degrees of upright or upside down) reads every crop at the four
+quarter turns and averages: two readings lie in its band. On run 5's held-out crops that gave 92.1 %
+top-1 and 97.0 % of answers right, against 91.1 % and 94.9 % for the best of two turns."""
+
+
+def _turn_logits(net, x: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:
+    """(T, N, 52) logits of N crops read at each of T turns, as :class:`vision.card_reader.CardReader` turns them."""
     from vision.card_reader import turned_crops
 
-    z = _logits(net, turned_crops(x, turns)).reshape(len(turns), len(x), -1)
-    if len(turns) == 1:
-        return z[0]
-    pick = _softmax(z.reshape(-1, z.shape[-1])).reshape(z.shape).max(-1).argmax(0)
-    return z[pick, np.arange(len(x))]
+    return _logits(net, turned_crops(x, turns)).reshape(len(turns), len(x), -1)
 
 
-def _accuracy(net, x, y, turns: tuple[int, ...] = (0,)) -> float:
+def _read(z: np.ndarray, temperature: float, combine: str) -> np.ndarray:
+    """(N, 52) probabilities from (T, N, 52) logits, as the runtime combines its turns."""
+    from vision.card_reader import COMBINE
+
+    return COMBINE[combine](_softmax(z / temperature))
+
+
+def _accuracy(net, x, y, turns: tuple[int, ...] = (0,), combine: str = "best") -> float:
     net.eval()
-    return float((_turned_logits(net, x, turns).argmax(1) == y).mean())
+    return float((_read(_turn_logits(net, x, turns), 1.0, combine).argmax(1) == y).mean())
 
 
 def _softmax(z):
-    z = z - z.max(1, keepdims=True)
+    z = z - z.max(-1, keepdims=True)
     e = np.exp(z)
-    return e / e.sum(1, keepdims=True)
+    return e / e.sum(-1, keepdims=True)
 
 
-def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
-    """The temperature minimising held-out negative log-likelihood (Guo et al. 2017), by grid search."""
+def fit_temperature(logits: np.ndarray, labels: np.ndarray, combine: str = "best") -> float:
+    """The temperature minimising held-out negative log-likelihood (Guo et al. 2017), by grid search.
+
+    Args:
+        logits: (N, 52), or (T, N, 52) for crops read at T turns and combined by ``combine``.
+        labels: (N,) class indices.
+    """
+    z = logits if logits.ndim == 3 else logits[None]
     best, best_t = float("inf"), 1.0
-    for t in np.exp(np.linspace(np.log(0.3), np.log(10), 120)):
-        p = _softmax(logits / t)
+    for t in np.exp(np.linspace(np.log(0.2), np.log(10), 130)):
+        p = _read(z, t, combine)
         nll = -np.log(np.clip(p[np.arange(len(labels)), labels], 1e-12, 1)).mean()
         if nll < best:
             best, best_t = nll, float(t)
@@ -496,7 +568,8 @@ def _pairs(pred: np.ndarray, truth: np.ndarray, top: int = 15) -> list:
     return [{"truth": a, "read": b, "count": n} for (a, b), n in c.most_common(top)]
 
 
-def export_reader(net, path: Path, temperature: float, threshold: float, turns: tuple[int, ...] = (0,)) -> Path:
+def export_reader(net, path: Path, temperature: float, threshold: float, turns: tuple[int, ...] = (0,),
+                  combine: str = "best") -> Path:
     """Export the classifier to ONNX (opset 18, dynamic batch) with its calibration in the metadata."""
     import onnx
     import torch
@@ -512,7 +585,7 @@ def export_reader(net, path: Path, temperature: float, threshold: float, turns: 
     model = onnx.load(str(tmp))
     meta = {"classes": json.dumps(list(CARD_LABELS)), "temperature": f"{temperature:.6f}",
             "threshold": f"{threshold:.4f}", "crop": str(CROP_SIZE), "margin": str(CROP_MARGIN),
-            "turns": json.dumps(list(turns)),
+            "turns": json.dumps(list(turns)), "combine": combine,
             "task": "pitwatch corner-index reader"}
     for k, v in meta.items():
         entry = model.metadata_props.add()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rules.cards import CARD_LABELS, UNREADABLE
-from vision.card_reader import CROP_SIZE, DEFAULT_READER, index_crop, softmax, square_crop
+from vision.card_reader import CROP_SIZE, DEFAULT_READER, CardReader, index_crop, mean_of_turns, softmax, square_crop
 from vision.chips import ChipColour, classify_colour, read_stack
 from vision.detections import Detections
 from vision.grouping import group_cards
@@ -101,6 +101,42 @@ def test_a_read_corner_lends_its_reading_to_a_doubtful_partner():
     weak[CARD_LABELS.index("9C")] = 0.45  # alone this corner is unreadable
     d = corners([[100, 100, 110, 120], [150, 170, 160, 190]], [one_hot("9C"), weak / weak.sum()])
     assert [c.label for c in group_cards(d)] == ["9C"]
+
+
+def at_mm(d: Detections, points) -> np.ndarray:
+    """Layout mm of each detection, as a calibrated frame gives them to the grouping."""
+    return np.array(points, np.float64)
+
+
+def test_two_corners_a_card_diagonal_apart_on_the_layout_are_one_card():
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80]], [one_hot("5S"), one_hot("5S")], zone="seat1.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[100, 100], [153, 169]]))  # 87 mm apart
+    assert [c.label for c in cards] == ["5S"]
+
+
+def test_one_index_detected_twice_is_one_card():
+    d = corners([[0, 0, 10, 20], [1, 1, 11, 21]], [one_hot("QH"), one_hot("QH")], zone="seat1.cards")
+    assert [c.label for c in group_cards(d, positions_mm=at_mm(d, [[100, 100], [103, 101]]))] == ["QH"]
+
+
+def test_a_court_mark_inside_a_card_whose_corners_show_is_not_another_card():
+    # J of diamonds: corner indices 87 mm apart and the picture's own "J" mark between them
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80], [10, 40, 20, 60]], [one_hot("JD")] * 3, zone="seat1.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[100, 100], [153, 169], [110, 160]]))
+    assert [c.label for c in cards] == ["JD"]
+    assert d.group.tolist() == [0, 0, 0]
+
+
+def test_a_second_card_of_the_same_identity_fanned_under_it_stays_a_card():
+    # a 7H under another 7H, 18 mm up and left: its corner lies outside the top card
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80], [10, 40, 20, 60]], [one_hot("7H")] * 3, zone="seat1.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[100, 100], [153, 169], [84, 92]]))
+    assert [c.label for c in cards] == ["7H", "7H"]
+
+
+def test_two_fanned_cards_a_finger_apart_are_not_paired_as_one_card():
+    d = corners([[0, 0, 10, 20], [15, 8, 25, 28]], [one_hot("7H"), one_hot("7H")], zone="seat1.cards")
+    assert len(group_cards(d, positions_mm=at_mm(d, [[100, 100], [116, 109]]))) == 2
 
 
 def test_a_face_down_card_is_a_back():
@@ -209,3 +245,23 @@ def test_live_readings_of_an_unchanged_index_square_are_reused_not_recomputed():
     second = reader.read_detections(img, dets([a, b]), cache=cache)
     assert calls == [1, 1]  # only the new square is read the second time
     assert second.label[0] == first.label[0] and len(cache) == 2
+
+
+def test_readings_at_four_turns_are_only_sure_where_the_sure_ones_agree():
+    sure_7h, sure_7d, unsure = one_hot("7H", 0.9), one_hot("7D", 0.9), np.full(52, 1 / 52, np.float32)
+    agree = mean_of_turns(np.stack([sure_7h, unsure, sure_7h, unsure])[:, None])[0]
+    differ = mean_of_turns(np.stack([sure_7h, unsure, sure_7d, unsure])[:, None])[0]
+    assert CARD_LABELS[int(agree.argmax())] == "7H" and agree.max() > 0.45
+    assert differ.max() < 0.25
+
+
+@needs_reader
+def test_a_reader_refuses_a_turn_that_is_not_a_quarter_turn():
+    with pytest.raises(ValueError, match="multiples of 90"):
+        CardReader(DEFAULT_READER, turns=(0, 45))
+
+
+@needs_reader
+def test_the_committed_reader_reads_at_the_turns_it_was_calibrated_for():
+    reader = CardReader(DEFAULT_READER)
+    assert reader.turns == (0, 90, 180, 270) and reader.combine == "mean"

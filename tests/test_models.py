@@ -152,3 +152,34 @@ def test_pytorch_and_onnx_give_the_same_boxes_and_classes():
             order_b = np.lexsort(theirs.T[::-1])
             assert np.abs(ours.xyxy[order_a] - theirs[order_b]).max() < 1.0
             assert sorted(r.boxes.cls.numpy().astype(int).tolist()) == sorted(ours.class_id.tolist())
+
+
+@needs_train
+def test_a_widened_reader_starts_exactly_where_the_narrow_one_was():
+    import torch
+
+    from models.train import reader_net, widen_reader
+
+    torch.manual_seed(0)
+    narrow = reader_net().eval()
+    wide = reader_net(width=1.5).eval()
+    wide.load_state_dict(widen_reader(narrow.state_dict(), 1.5))
+    x = torch.rand(4, 3, 40, 40)
+    with torch.no_grad():
+        assert torch.allclose(narrow(x), wide(x), atol=1e-4)
+    assert sum(p.numel() for p in wide.parameters()) > 2 * sum(p.numel() for p in narrow.parameters())
+
+
+@needs_train
+def test_a_reader_is_calibrated_the_way_the_runtime_reads_it():
+    import numpy as np
+
+    from models.train import fit_temperature
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(52, size=400)
+    logits = rng.normal(0, 1, (400, 52))
+    logits[np.arange(400), labels] += 3.0
+    # one turn read alone is the plain fit; four identical turns averaged are the same reading
+    assert fit_temperature(logits, labels) == fit_temperature(logits[None], labels, "mean")
+    assert fit_temperature(np.stack([logits] * 4), labels, "mean") == fit_temperature(logits, labels)

@@ -83,3 +83,20 @@ def test_an_upright_clean_crop_shows_red_ink_for_a_red_card():
     crop = render_index_crop("AH", "proc-duplex-std", 0, 64, upright=True, photometric=False).astype(int)
     b, g, r = crop[..., 0], crop[..., 1], crop[..., 2]
     assert ((r > g + 80) & (r > b + 80)).mean() > 0.05
+
+
+def test_the_readers_extra_training_decks_do_not_change_what_a_seed_renders():
+    from datasets.cards import list_deck_designs
+    from datasets.cards.procedural import PROCEDURAL_DESIGNS, TRAINING_DESIGNS
+
+    assert list_deck_designs(include_svg=False) == [d.name for d in PROCEDURAL_DESIGNS]
+    extra = list_deck_designs(include_svg=False, include_training=True)[len(PROCEDURAL_DESIGNS):]
+    assert extra == [d.name for d in TRAINING_DESIGNS]
+
+
+def test_a_training_deck_draws_every_card():
+    from datasets.cards import get_deck
+
+    deck = get_deck("proc-stix-std")
+    assert deck.face("10C", 4.0).shape[2] == 4
+    assert len(deck.index_boxes("QD").as_list()) == 2

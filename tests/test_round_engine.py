@@ -188,3 +188,55 @@ def test_a_card_read_anew_in_the_same_place_is_the_same_card_not_a_hit():
         engine.step(f, t, [c for c in seq if c.confirmed_frame == f])
     seat = engine.rounds[0].seats[3]
     assert seat.dealt == ["10S"] and seat.hits == []
+
+
+def test_a_first_card_read_anew_after_the_side_bets_came_due_is_settled_as_read_2_23():
+    """7C misread as 7H under a 7C up card: the unsuited match the misread promised is a suited match."""
+    engine = RoundEngine(BJ6, "t", fps=10, latency_s=0.7)
+    here = (500.0, 300.0)
+    seq = [ZoneChange("chips", "seat3.main", 10, 1.0, 10, 1.0, before=0, after=25),
+           ZoneChange("chips", "seat3.mtd", 12, 1.2, 12, 1.2, before=0, after=5),
+           ZoneChange("card_arrived", "seat3.cards", 20, 2.0, 22, 2.2, label="7H", position=here),
+           ZoneChange("card_arrived", "dealer.cards", 30, 3.0, 32, 3.2, label="7C", position=(500.0, 100.0)),
+           ZoneChange("card_arrived", "seat3.cards", 35, 3.5, 37, 3.7, label="KH", position=(520.0, 310.0)),
+           ZoneChange("card_left", "seat3.cards", 40, 4.0, 46, 4.6, label="7H", position=here),
+           ZoneChange("card_arrived", "seat3.cards", 40, 4.0, 42, 4.2, label="7C", position=(503.0, 301.0))]
+    for f in range(10, 80):
+        engine.step(f, f / 10, [c for c in seq if c.confirmed_frame == f])
+    seat = engine.rounds[0].seats[3]
+    assert seat.dealt == ["7C", "KH"]
+    expected = seat.expected["mtd"]
+    assert [m.suited for m in expected.matches] == [True] and expected.payout == 5 * expected.matches[0].odds
+
+
+def _replay(seq, until=80):
+    engine = RoundEngine(BJ6, "t", fps=10, latency_s=0.7)
+    for f in range(10, until):
+        engine.step(f, f / 10, [c for c in seq if c.confirmed_frame == f])
+    return engine
+
+
+def test_a_card_dealt_unreadable_and_read_in_place_takes_its_reading():
+    here = (500.0, 300.0)
+    engine = _replay([ZoneChange("chips", "seat3.main", 10, 1.0, 10, 1.0, before=0, after=25),
+                      ZoneChange("card_arrived", "seat3.cards", 20, 2.0, 25, 2.5, label="unreadable", position=here),
+                      ZoneChange("card_relabelled", "seat3.cards", 27, 2.7, 29, 2.9, label="QD", position=here,
+                                 previous="unreadable")])
+    seat = engine.rounds[0].seats[3]
+    assert seat.dealt == ["QD"]
+    assert [label for _, label, _ in engine.rounds[0].deal] == ["QD"]
+
+
+def test_the_hole_card_turned_over_in_place_is_the_dealers_second_card():
+    first, _ = standard_deal(["9H", "7C"], "10S")
+    seq = [ZoneChange("chips", "seat3.main", 10, 1.0, 10, 1.0, before=0, after=25)]
+    t = 2.0
+    for zone, label in first + [("dealer.cards", "BACK")]:
+        seq.append(ZoneChange("card_arrived", zone, int(t * 10), t, int(t * 10) + 2, t + 0.2, label=label,
+                              position=(500.0, 100.0 if zone.startswith("dealer") else 300.0 + t)))
+        t += 1.0
+    seq.append(ZoneChange("card_relabelled", "dealer.cards", int(t * 10), t, int(t * 10) + 2, t + 0.2, label="6D",
+                          position=(500.0, 100.0), previous="BACK"))
+    engine = _replay(seq, until=int(t * 10) + 20)
+    r = engine.rounds[0] if engine.rounds else engine.current
+    assert r.dealer == ["10S", "6D"] and r.hole_revealed_s is not None

@@ -109,6 +109,21 @@ def best_turn(p: np.ndarray) -> np.ndarray:
     return p[pick, np.arange(p.shape[1])]
 
 
+def mean_of_turns(p: np.ndarray) -> np.ndarray:
+    """(T, N, C) probabilities of N crops read at T turns -> (N, C): their mean over the turns.
+
+    Read at all four quarter turns, two readings lie in an upright reader's band and two outside,
+    where it is unsure and spreads its probability; the mean is led by the two sure ones and is
+    only confident where they agree (on rendered held-out crops: 98.5 % of its answers right,
+    against 94.9 % for :func:`best_turn` of two turns; ``models/MODEL_CARD.md``).
+    """
+    return p.mean(0)
+
+
+COMBINE = {"best": best_turn, "mean": mean_of_turns}
+"""How the readings of one crop at several turns become one: metadata ``combine`` of the reader."""
+
+
 def softmax(logits: np.ndarray) -> np.ndarray:
     """Softmax over the last axis of (..., C) logits (rows of (N, C) card logits, slots of chip stacks)."""
     z = logits - logits.max(-1, keepdims=True)
@@ -121,16 +136,19 @@ class CardReader:
 
     Args:
         model: ``.onnx`` file; its metadata holds ``temperature``, ``threshold``, ``classes``, ``crop`` and
-            ``turns`` (the turns, degrees, at which every crop is read; default ``[0]``).
+            ``turns`` (the turns, degrees, at which every crop is read; default ``[0]``) and ``combine``
+            (:data:`COMBINE`: how those readings become one; default ``best``).
         threads: onnxruntime intra-op threads.
         threshold: calibrated top probability below which a card is ``unreadable`` (default: the model's).
+        turns, combine: override the model's (e.g. ``(0, 90)`` and ``"best"`` to halve the reading cost).
 
     Raises:
         ModelFileError: the model is missing, corrupt or does not output the 52 cards.
     """
 
     def __init__(self, model: str | Path = DEFAULT_READER, threads: int | None = None,
-                 threshold: float | None = None, providers: list[str] | None = None) -> None:
+                 threshold: float | None = None, providers: list[str] | None = None,
+                 turns: tuple[int, ...] | None = None, combine: str | None = None) -> None:
         self.path = Path(model)
         self.session = open_session(self.path, threads=threads, providers=providers)
         meta = self.session.get_modelmeta().custom_metadata_map
@@ -142,19 +160,23 @@ class CardReader:
         self.threshold = float(threshold if threshold is not None else meta.get("threshold", 0.5))
         self.size = int(meta.get("crop", CROP_SIZE))
         self.margin = float(meta.get("margin", CROP_MARGIN))
-        self.turns = tuple(int(t) for t in json.loads(meta.get("turns", "[0]")))
+        self.turns = tuple(int(t) for t in (turns if turns is not None else json.loads(meta.get("turns", "[0]"))))
+        self.combine = combine or meta.get("combine", "best")
+        if self.combine not in COMBINE or not self.turns or any(t % 90 for t in self.turns):
+            raise ValueError(f"turns must be multiples of 90 and combine one of {sorted(COMBINE)}, "
+                             f"not {self.turns} / {self.combine!r}")
 
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         """(N, 52) float32 calibrated probabilities for N crops from :func:`square_crop` or :func:`index_crop`.
 
-        Each crop is read at every one of :attr:`turns` in one batch; the most confident reading is kept.
+        Each crop is read at every one of :attr:`turns` in one batch; :attr:`combine` makes them one.
         """
         if not crops:
             return np.zeros((0, len(self.classes)), np.float32)
         batch = turned_crops(np.stack(crops), self.turns)
         logits = self.session.run(None, {self.input_name: crops_to_blob(batch)})[0]
         p = softmax(logits / self.temperature).reshape(len(self.turns), len(crops), -1)
-        return best_turn(p).astype(np.float32)
+        return COMBINE[self.combine](p).astype(np.float32)
 
     def read(self, image: np.ndarray, xyxy: np.ndarray,
              squares: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

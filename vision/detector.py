@@ -345,6 +345,17 @@ class Stage1Detector:
         return self.detect_crops(image, tile_crops(w, h, tile))
 
 
+def _layout_mm(dets: Detections, squares, Hinv: np.ndarray) -> np.ndarray:
+    """(N, 2) float64 layout mm of each detection: its index square's centre where read, else its box centre."""
+    centres = dets.centers.astype(np.float64)
+    if squares is not None:
+        for r, sq in enumerate(squares):
+            if sq is not None:
+                centres[r] = np.asarray(sq, np.float64).reshape(-1, 2).mean(0)
+    pts = np.c_[centres, np.ones(len(centres))] @ Hinv.T
+    return pts[:, :2] / pts[:, 2:3]
+
+
 def nms(d: Detections, iou: float) -> Detections:
     """Class-wise NMS over merged detections (boxes of one object seen in two overlapping crops)."""
     xywh = np.concatenate([d.xyxy[:, :2], d.xyxy[:, 2:] - d.xyxy[:, :2]], 1)
@@ -537,11 +548,12 @@ class FrameReader:
         dets = self.detector.detect_crops(image, self.crops_for(table, w, h), memory=self.memory,
                                           settle_frames=self.settle_frames)
         dets = self.reader.read_detections(image, dets, cache=self._readings)
-        cards = group_cards(dets, threshold=self.reader.threshold)
-        chips = []
-        chip_set = table.chip_set if table is not None else self._default_chips
         Hinv = np.linalg.inv(table.homography) if table is not None else None
         squares = dets.data.get("index_square")
+        cards = group_cards(dets, threshold=self.reader.threshold,
+                            positions_mm=None if Hinv is None else _layout_mm(dets, squares, Hinv))
+        chips = []
+        chip_set = table.chip_set if table is not None else self._default_chips
         side_ok = self._side_chips is not None and sorted(chip_set, key=lambda c: c.denomination) == self._side_chips
         for row in np.flatnonzero(dets.class_id == 2):
             base = None

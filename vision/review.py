@@ -32,12 +32,16 @@ class Observation:
         chips: zone -> chip value in dollars (``None`` where a stack was seen but not valued).
         boxes: drawables for the annotated video: (label, (4,) xyxy px, colour BGR).
         card_points: zone -> (x, y) mm of each card in ``cards`` (same order), where known.
+        card_marks: zone -> per card in ``cards`` (same order), the (x, y) mm of each of its corner indices seen
+            (a face-down card: its box centre). A card's point moves when a card dealt over it hides one of its
+            corners; its corners do not, so the tracker follows cards by these where given.
     """
 
     cards: dict[str, list[str]] = field(default_factory=dict)
     chips: dict[str, float | None] = field(default_factory=dict)
     boxes: list[tuple[str, np.ndarray, tuple[int, int, int]]] = field(default_factory=list)
     card_points: dict[str, list[tuple[float, float]]] | None = None
+    card_marks: dict[str, list[list[tuple[float, float]]]] | None = None
 
 
 class Observer(Protocol):
@@ -55,6 +59,9 @@ class DetectorObserver:
             stacks in zones (by card centre and stack base); the detector's own zones otherwise.
     """
 
+    tracks_by_position = True
+    """Its readings of one card differ from frame to frame: the tracker follows cards by place and votes."""
+
     def __init__(self, reader, table, zone_map=None) -> None:
         self.reader = reader
         self.table = table
@@ -68,14 +75,17 @@ class DetectorObserver:
             card_zones, card_mm = [c.zone for c in result.cards], None
         else:
             card_zones, card_mm = self.zone_map.place_boxes(card_boxes, "card")
+        marks = None
         if card_mm is not None:
-            obs.card_points = {}
+            obs.card_points, obs.card_marks = {}, {}
+            marks = _corner_marks_mm(result, np.linalg.inv(self.table.homography), card_mm)
         for i, (c, zone) in enumerate(zip(result.cards, card_zones)):
             obs.boxes.append((c.label, np.asarray(c.box, np.float32), (60, 220, 255)))
             if zone:
                 obs.cards.setdefault(zone, []).append(c.label)
                 if card_mm is not None:
                     obs.card_points.setdefault(zone, []).append((float(card_mm[i][0]), float(card_mm[i][1])))
+                    obs.card_marks.setdefault(zone, []).append(marks[i])
         rows = [row for row, _ in result.chips]
         chip_boxes = result.dets.xyxy[rows] if rows else np.zeros((0, 4), np.float32)
         chip_zones = ([result.dets.zone[r] for r in rows] if self.zone_map is None or not rows
@@ -89,6 +99,24 @@ class DetectorObserver:
                 else:
                     obs.chips[zone] = obs.chips.get(zone, 0) + value
         return obs
+
+
+def _corner_marks_mm(result, Hinv: np.ndarray, card_mm: np.ndarray) -> list[list[tuple[float, float]]]:
+    """Per card of ``result``: layout mm of each corner index it was read from (its point for a face-down card)."""
+    d = result.dets
+    squares = d.data.get("index_square")
+    out = []
+    for i, c in enumerate(result.cards):
+        pts = []
+        for m in c.members:
+            if d.class_id[m] != 0:
+                continue
+            sq = squares[m] if squares is not None else None
+            px = np.asarray(sq, np.float64).reshape(-1, 2).mean(0) if sq is not None else d.centers[m].astype(np.float64)
+            q = Hinv @ np.array([px[0], px[1], 1.0])
+            pts.append((float(q[0] / q[2]), float(q[1] / q[2])))
+        out.append(pts or [(float(card_mm[i][0]), float(card_mm[i][1]))])
+    return out
 
 
 @dataclass
@@ -142,7 +170,7 @@ def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tra
             obs = observer.observe(frame)
             run.detect_seconds += time.perf_counter() - t0
             run.frames_analysed += 1
-            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points)
+            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points, obs.card_marks)
             events = engine.step(frame.index, frame.t_s, changes, frame.utc)
             if drift is not None:
                 events += _check_camera(drift, frame, engine)
@@ -186,7 +214,7 @@ def live_events(source: FrameSource, observer: Observer, engine: RoundEngine, tr
         obs, events = None, []
         if frame.t_s + 1e-6 >= next_t:
             obs = observer.observe(frame)
-            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points)
+            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points, obs.card_marks)
             events = engine.step(frame.index, frame.t_s, changes, frame.utc)
             if drift is not None:
                 events += _check_camera(drift, frame, engine)

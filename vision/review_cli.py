@@ -26,15 +26,18 @@ motion. Waiting is 2-2.5x faster but read worse on rendered rounds (6 videos: up
 cards 38 % -> 21-25 % at 2 and 5 frames), so it is off by default."""
 
 
-def build_engine(table, fps: float, keep_rounds: int | None = None):
+def build_engine(table, fps: float, keep_rounds: int | None = None, by_position: bool = False):
     """A zone tracker and a round engine set up for ``table`` (a :class:`calibration.table.Table`).
 
     ``keep_rounds``: live workers keep only the last rounds in memory (see :class:`vision.rounds.RoundEngine`).
+    ``by_position``: track each card by its place (:class:`vision.tracking.ZoneTracker`); for observers that
+    say so (``tracks_by_position``: the detector, whose readings of one card differ from frame to frame).
     """
     from vision.rounds import RoundEngine
     from vision.tracking import ZoneTracker
 
-    tracker = ZoneTracker([z.name for z in table.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S)
+    tracker = ZoneTracker([z.name for z in table.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S,
+                          by_position=by_position)
     engine = RoundEngine(table.profile, table.id, fps=fps, latency_s=ENGINE_LATENCY_S, keep_rounds=keep_rounds)
     return tracker, engine
 
@@ -132,7 +135,7 @@ def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = Fal
                        f"{w}x{h}: wrong table file or camera")
     out.mkdir(parents=True, exist_ok=True)
     obs = observer_for(tbl, observer, threads, chip_side, settle_frames)
-    tracker, engine = build_engine(tbl, source.fps)
+    tracker, engine = build_engine(tbl, source.fps, by_position=getattr(obs, "tracks_by_position", False))
     zmap = ZoneMap(tbl.layout, calib)
     sink = ReviewSink(out, source.fps, zone_polys=zmap.polygons_px(), annotated=not no_video)
     total = source.expected_frames

@@ -330,6 +330,8 @@ class RoundEngine:
             return []
         labels = self._cards.setdefault(ch.zone, [])
         stray = self._stray.setdefault(ch.zone, [])
+        if ch.kind == "card_relabelled":
+            return self._card_relabelled(ch, owner, kind, labels, stray)
         if ch.kind == "card_left" and ch.label in stray:
             stray.remove(ch.label)
             if ch.label in labels:
@@ -347,6 +349,13 @@ class RoundEngine:
                 self._pending_flips.append((ch.zone, ch.t_s))
             return self._card_left(ch, owner, kind)
         labels.append(ch.label)
+        if (self.current is None or self.current.phase in ("closing", "betting")) and isinstance(owner, int) \
+                and kind == "cards" and ch.label == BACK and self.profile.effective_deal_order != "switch_hands":
+            # players' cards come face up from the shoe, except Switch Hands' first two (13:69F-2B.6(d)): a
+            # face-down card on a player's spot before the deal is no round's first card (a printed ring read
+            # as a card back)
+            stray.append(ch.label)
+            return []
         if (self.current is None or self.current.phase == "closing") and _is_card_zone(ch.zone) \
                 and not self._wager_on_layout():
             # cards are dealt only to spots with a wager: with none on the layout this is no round's card
@@ -358,6 +367,23 @@ class RoundEngine:
         if self._reappeared(ch):
             return []
         return self._card_arrived(ch, owner, kind)
+
+    def _card_relabelled(self, ch: ZoneChange, owner, kind: str, labels: list[str], stray: list[str]) -> list[Event]:
+        """One card read anew where it lies (a position tracker's vote changed): a face-down card turned over in
+        place, or a misread (or a card first seen ``unreadable``) outvoted by later readings."""
+        for held in (stray, labels):
+            if ch.previous in held:
+                held[held.index(ch.previous)] = ch.label
+                if held is stray:
+                    return []
+        r = self.current
+        if r is None or owner is None or kind not in ("cards", "dealer_cards") or ch.label == BACK:
+            return []
+        if ch.previous == BACK:
+            if BACK not in (r.dealer if owner == "dealer" else []):
+                return self._card_reread(r, owner, BACK, ch.label)  # a player's face-down card (a double)
+            return self._card_turned(r, ch, owner)
+        return self._card_reread(r, owner, ch.previous, ch.label)
 
     def _reappeared(self, arrival: ZoneChange) -> bool:
         """A card hidden for a while (a hand over it) and seen again is not a new card."""
@@ -616,6 +642,16 @@ class RoundEngine:
             if label == old and ev.recipient == owner:
                 r.deal[k] = (ev, new, t)
                 break
+        # what the rules expect follows the corrected cards: side bets already decided are decided again
+        # (later settlements are checked against the new reading), and the main wager when next needed
+        if owner == "dealer":
+            seats = list(r.seats.values())
+        else:
+            seats = [s] if s is not None else []
+        for seat in seats:
+            seat.expected.pop("main", None)
+            if r.sidebets_due_s is not None and any(seat.wagers.get(b) for b in SIDE_BETS):
+                self._expect_side_bets(r, seat)
         return []
 
     def _take_queued_departure(self, arrival: ZoneChange) -> bool:
@@ -734,22 +770,25 @@ class RoundEngine:
             for s in bettors:
                 events += self._alert(r, "unreadable", "dealer", ch, message="the dealer's up card could not be read")
             return events
-        up = parse_card(up_label)
         for s in bettors:
-            first = s.dealt[:2]
-            if any(c in (BACK, UNREADABLE) for c in first):
+            if not self._expect_side_bets(r, s):
                 events += self._alert(r, "unreadable", s.seat, ch,
-                                      message=f"seat {s.seat}'s first two cards could not be read: {first}")
-                continue
-            hand = SeatHand(s.seat, tuple(parse_card(c) for c in first),
-                            {k: _money(v) for k, v in s.wagers.items() if v})
-            res = settle_round(self.profile, up, [hand]).seats[0]
-            for bet in SIDE_BETS:
-                if s.wagers.get(bet):
-                    s.expected[bet] = res.result(bet)
+                                      message=f"seat {s.seat}'s first two cards could not be read: {s.dealt[:2]}")
         events.append(Event("side_bets_due", ch.t_s, ch.frame, r.index,
                             {s.seat: {b: s.expected[b].outcome for b in s.expected} for s in bettors}))
         return events
+
+    def _expect_side_bets(self, r: RoundRecord, s: SeatRecord) -> bool:
+        """Set ``s.expected`` for its side bets from the up card and its first two cards; False if unreadable."""
+        first = s.dealt[:2]
+        if not r.dealer or any(c in (BACK, UNREADABLE) for c in first + r.dealer[:1]):
+            return False
+        hand = SeatHand(s.seat, tuple(parse_card(c) for c in first), {k: _money(v) for k, v in s.wagers.items() if v})
+        res = settle_round(self.profile, parse_card(r.dealer[0]), [hand]).seats[0]
+        for bet in SIDE_BETS:
+            if s.wagers.get(bet):
+                s.expected[bet] = res.result(bet)
+        return True
 
     def _card_turned(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
         if owner == "dealer":

@@ -8,13 +8,19 @@ card often hides a zone for a moment.  A change is reported with the time and
 frame of the first reading that showed it (backdated), and the time it was
 confirmed, so the audit can say both when a thing happened and when it knew.
 
-Cards are tracked as a multiset of labels per zone (``10H``, ``BACK``,
-``unreadable``).  A label's count rises when more copies persist; identities are
-voted over frames by the detector's scores, so one misread frame changes nothing.
+Cards are tracked in one of two ways.  Without positions, as a multiset of labels per
+zone (``10H``, ``BACK``, ``unreadable``): a label's count rises when more copies persist,
+so one misread frame changes nothing, but a card read two ways for long enough counts
+twice.  With positions (``by_position``: the detector's cards placed on the layout, in mm),
+each physical card is a track: readings are matched to tracks by place, the track's card
+is the vote of all its face readings, an ``unreadable`` reading never makes a card of its
+own, and a card whose vote changes (a misread outvoted, a face-down card turned over in
+place) is reported as ``card_relabelled`` rather than as one card leaving and another coming.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -25,7 +31,8 @@ class ZoneChange:
     """One confirmed change in a zone.
 
     Attributes:
-        kind: ``card_arrived``, ``card_left`` or ``chips``.
+        kind: ``card_arrived``, ``card_left``, ``card_relabelled`` (the same card now read as ``label``,
+            read before as ``previous``) or ``chips``.
         zone: the zone name (``seat3.cards``).
         frame, t_s: the first analysed frame that showed the change (backdated).
         confirmed_frame, confirmed_t_s: when the change had persisted long enough to be believed.
@@ -43,6 +50,57 @@ class ZoneChange:
     before: float | None = None
     after: float | None = None
     position: tuple[float, float] | None = None
+    previous: str | None = None
+
+
+TRACK_MATCH_MM = 12.0
+"""A reading one of whose corners lies within this distance (mm on the layout) of a corner of a track's card is
+that card. Cards fanned in a hand lie ~18 mm apart, corner to corner."""
+
+MARK_SAME_MM = 6.0
+"""Corner readings this close (mm) are the same corner of a card."""
+
+UNREADABLE_WAIT_S = 0.45
+"""A new card read only as ``unreadable`` is reported after this long (it may be read a frame or two later,
+once the dealer's hand is off it); the round engine holds changes 0.7 s, so the report keeps its place in order."""
+
+RELABEL_MARGIN = 2
+"""A card's vote changes only when the new card leads the old by this many readings."""
+
+PRESENCE_DECAY = 0.8
+PRESENCE_TO_CONFIRM = 0.7
+"""A track's presence is a running average of seen (1) / not seen (0) over analysed frames, decayed by
+:data:`PRESENCE_DECAY` each frame and starting at 0.5: a card seen frame after frame passes
+:data:`PRESENCE_TO_CONFIRM` in three frames, while something read in two frames of three (printed layout art,
+a glint) settles near 0.66 and never becomes a card."""
+
+
+@dataclass
+class _Track:
+    pos: tuple[float, float]
+    frame: int
+    t_s: float
+    last_t: float
+    marks: list = field(default_factory=list)  # layout mm of the card's corners (or point) seen so far
+    faces: Counter = field(default_factory=Counter)  # face readings, all time
+    recent: dict = field(default_factory=lambda: {"face": 0.0, "BACK": 0.0, "unreadable": 0.0})
+    seen: int = 0
+    reported: str | None = None  # the label last reported; None until the card is confirmed
+    pending: tuple[str, int, float] | None = None  # (label, frame, t) a different label was first voted
+    missing: tuple[int, float] | None = None  # (frame, t) first analysed frame without it
+    presence: float = 0.5
+
+    def label(self) -> str:
+        """The card as voted: face down when mostly seen so lately, else the face vote, else unreadable."""
+        r = self.recent
+        if r["BACK"] > r["face"] and r["BACK"] >= r["unreadable"] * 0.5:
+            return "BACK"
+        if self.faces:
+            best, n = self.faces.most_common(1)[0]
+            if self.reported in self.faces and self.faces[self.reported] + RELABEL_MARGIN > n:
+                return self.reported  # hysteresis: near ties keep the card as reported
+            return best
+        return "BACK" if r["BACK"] > 0 and r["BACK"] >= r["face"] else "unreadable"
 
 
 @dataclass
@@ -131,6 +189,8 @@ class ZoneTracker:
         zones: the zone names to track.
         rise_s: seconds a new card or a chip increase must persist.
         fall_s: seconds a card's absence or a chip decrease must persist.
+        by_position: track each card by its place on the layout (frames must then come with
+            ``card_points``; a zone's frame without them falls back to the label multiset).
 
     Example:
         >>> t = ZoneTracker(["seat1.cards"], rise_s=0.2, fall_s=0.5)
@@ -138,9 +198,12 @@ class ZoneTracker:
         ['card_arrived']
     """
 
-    def __init__(self, zones: Iterable[str], rise_s: float = 0.3, fall_s: float = 1.0) -> None:
+    def __init__(self, zones: Iterable[str], rise_s: float = 0.3, fall_s: float = 1.0,
+                 by_position: bool = False) -> None:
         self.zones = list(zones)
         self.rise_s, self.fall_s = rise_s, fall_s
+        self.by_position = by_position
+        self._tracks: dict[str, list[_Track]] = {z: [] for z in self.zones}
         self.state: dict[str, ZoneState] = {z: ZoneState() for z in self.zones}
         self._card_signals: dict[tuple[str, str], _StableSignal] = {}
         self._chip_signals: dict[str, _StableSignal] = {z: _StableSignal(0, rise_s, fall_s) for z in self.zones}
@@ -148,7 +211,8 @@ class ZoneTracker:
 
     def update(self, frame: int, t_s: float, cards: dict[str, list[str]],
                chips: dict[str, float | None],
-               card_points: dict[str, list[tuple[float, float]]] | None = None) -> list[ZoneChange]:
+               card_points: dict[str, list[tuple[float, float]]] | None = None,
+               card_marks: dict[str, list[list[tuple[float, float]]]] | None = None) -> list[ZoneChange]:
         """Feed one analysed frame.
 
         Args:
@@ -158,6 +222,9 @@ class ZoneTracker:
                 was seen but not valued). Zones absent from the dict hold no chips.
             card_points: zone -> (x, y) mm of each card in ``cards`` (same order), optional;
                 a card change then carries the position of the card that came or went.
+            card_marks: ``by_position`` only, optional: zone -> per card, the (x, y) mm of the corner
+                indices it was read from; a reading is then matched to the card one of whose corners lies
+                where one of its own does (a card's point moves when another card covers a corner of it).
 
         Returns:
             The changes confirmed by this frame, in time order.
@@ -168,6 +235,14 @@ class ZoneTracker:
             seen = Counter(labels)
             pts = (card_points or {}).get(zone)
             state = self.state[zone]
+            if self.by_position and card_points is not None and (pts is None or len(pts) == len(labels)):
+                marks = (card_marks or {}).get(zone)
+                if marks is None or len(marks) != len(labels):
+                    marks = [[tuple(p)] for p in (pts or [])]
+                changes += self._update_tracks(zone, frame, t_s, list(labels), list(pts or []), marks)
+                labels, seen = (), Counter()  # the label multiset below only reads chips for this zone
+                self._chip_update(zone, frame, t_s, chips, changes)
+                continue
             for label in sorted(set(seen) | set(state.cards)):
                 key = (zone, label)
                 sig = self._card_signals.get(key)
@@ -194,13 +269,102 @@ class ZoneTracker:
                 else:
                     state.cards.pop(label, None)
                 state.since_t_s = first.t_s
-            reading = chips.get(zone, 0)
-            res = self._chip_signals[zone].update(reading, frame, t_s)
-            if res is not None:
-                first, old = res
-                state.chips = self._chip_signals[zone].value
-                state.since_t_s = first.t_s
-                changes.append(ZoneChange("chips", zone, first.frame, first.t_s, frame, t_s, before=old,
-                                          after=state.chips))
+            self._chip_update(zone, frame, t_s, chips, changes)
         changes.sort(key=lambda c: (c.t_s, c.kind != "card_arrived"))
         return changes
+
+    def _chip_update(self, zone: str, frame: int, t_s: float, chips: dict, changes: list[ZoneChange]) -> None:
+        state = self.state[zone]
+        res = self._chip_signals[zone].update(chips.get(zone, 0), frame, t_s)
+        if res is not None:
+            first, old = res
+            state.chips = self._chip_signals[zone].value
+            state.since_t_s = first.t_s
+            changes.append(ZoneChange("chips", zone, first.frame, first.t_s, frame, t_s, before=old,
+                                      after=state.chips))
+
+    def _update_tracks(self, zone: str, frame: int, t_s: float, labels: list[str],
+                       pts: list[tuple[float, float]], marks: list[list[tuple[float, float]]]) -> list[ZoneChange]:
+        """One frame's readings of ``zone`` (labels, layout mm points and corner marks) matched to its card tracks."""
+        tracks = self._tracks[zone]
+        out: list[ZoneChange] = []
+        free = set(range(len(tracks)))
+        pairs = sorted((min(math.dist(a, b) for a in tr.marks for b in marks[k]), i, k)
+                       for i, tr in enumerate(tracks) for k in range(len(pts)))
+        taken: set[int] = set()
+        for d, i, k in pairs:
+            if d > TRACK_MATCH_MM or i not in free or k in taken:
+                continue
+            free.discard(i)
+            taken.add(k)
+            self._read(tracks[i], labels[k], pts[k], marks[k], t_s)
+        for k, p in enumerate(pts):
+            if k in taken:
+                continue
+            # a card read as two (its corners not grouped this frame) whose corners the track already knows
+            owner = next((tracks[i] for d, i, kk in pairs if kk == k and d <= TRACK_MATCH_MM and i not in free), None)
+            if owner is not None and labels[k] in (owner.label(), "unreadable"):
+                taken.add(k)
+                continue
+            if k not in taken:
+                tr = _Track(pos=tuple(p), frame=frame, t_s=t_s, last_t=t_s)
+                self._read(tr, labels[k], p, marks[k], t_s)
+                tracks.append(tr)
+        keep = []
+        for tr in tracks:
+            if tr.last_t < t_s:  # not seen this frame
+                for key in tr.recent:
+                    tr.recent[key] *= 0.8
+                tr.presence *= PRESENCE_DECAY
+                tr.missing = tr.missing or (frame, t_s)
+                if t_s - tr.missing[1] + 1e-9 >= self.fall_s:
+                    if tr.reported is not None:
+                        out.append(ZoneChange("card_left", zone, tr.missing[0], tr.missing[1], frame, t_s,
+                                              label=tr.reported, position=tr.pos))
+                    continue  # gone (an unconfirmed one silently: a flicker)
+                keep.append(tr)
+                continue
+            tr.missing = None
+            label = tr.label()
+            if tr.reported is None:
+                ready = t_s - tr.t_s + 1e-9 >= self.rise_s and tr.seen >= 2 and tr.presence >= PRESENCE_TO_CONFIRM
+                if ready and (label != "unreadable" or t_s - tr.t_s + 1e-9 >= UNREADABLE_WAIT_S):
+                    tr.reported = label
+                    out.append(ZoneChange("card_arrived", zone, tr.frame, tr.t_s, frame, t_s, label=label,
+                                          position=tr.pos))
+            elif label != tr.reported and label != "unreadable":
+                if tr.pending is None or tr.pending[0] != label:
+                    tr.pending = (label, frame, t_s)
+                elif t_s - tr.pending[2] + 1e-9 >= self.rise_s:
+                    out.append(ZoneChange("card_relabelled", zone, tr.pending[1], tr.pending[2], frame, t_s,
+                                          label=label, position=tr.pos, previous=tr.reported))
+                    tr.reported, tr.pending = label, None
+            else:
+                tr.pending = None
+            keep.append(tr)
+        self._tracks[zone] = keep
+        state = self.state[zone]
+        now = Counter(tr.reported for tr in keep if tr.reported is not None)
+        if now != state.cards:
+            state.cards, state.since_t_s = now, t_s
+        return out
+
+    @staticmethod
+    def _read(tr: _Track, label: str, p, marks, t_s: float) -> None:
+        for m in marks:  # corners: a new one is remembered, a known one refined
+            near = min(range(len(tr.marks)), key=lambda j: math.dist(tr.marks[j], m), default=None)
+            if near is not None and math.dist(tr.marks[near], m) <= MARK_SAME_MM:
+                tr.marks[near] = ((tr.marks[near][0] + m[0]) / 2, (tr.marks[near][1] + m[1]) / 2)
+            elif len(tr.marks) < 4:
+                tr.marks.append((float(m[0]), float(m[1])))
+        for key in tr.recent:
+            tr.recent[key] *= 0.8
+        kind = label if label in ("BACK", "unreadable") else "face"
+        tr.recent[kind] += 1.0
+        if kind == "face":
+            tr.faces[label] += 1
+        tr.pos = (0.5 * tr.pos[0] + 0.5 * float(p[0]), 0.5 * tr.pos[1] + 0.5 * float(p[1]))
+        if tr.seen:  # a new track starts at 0.5
+            tr.presence = PRESENCE_DECAY * tr.presence + (1 - PRESENCE_DECAY)
+        tr.last_t = t_s
+        tr.seen += 1

@@ -22,7 +22,7 @@ import functools
 
 from datasets.cards.backs import BACK_DESIGNS, back_texture, list_back_designs
 from datasets.cards.deck import MIP_LEVELS, TEXTURE_PX_PER_MM, CornerIndices, Deck
-from datasets.cards.procedural import PROCEDURAL_DESIGNS, ProceduralDeck
+from datasets.cards.procedural import PROCEDURAL_DESIGNS, TRAINING_DESIGNS, ProceduralDeck
 
 __all__ = [
     "BACK_DESIGNS", "MIP_LEVELS", "TEXTURE_PX_PER_MM", "CornerIndices", "Deck", "back_texture", "get_deck",
@@ -30,13 +30,17 @@ __all__ = [
 ]
 
 
-def list_deck_designs(include_svg: bool = True) -> list[str]:
+def list_deck_designs(include_svg: bool = True, include_training: bool = False) -> list[str]:
     """Names of every deck design available here, procedural first.
 
     Args:
         include_svg: also list the SVG decks found in ``../shared/data`` (when their rasteriser is installed).
+        include_training: also the reader's extra training designs (:data:`TRAINING_DESIGNS`), listed last
+            among the procedural ones.
     """
     names = [d.name for d in PROCEDURAL_DESIGNS]
+    if include_training:
+        names += [d.name for d in TRAINING_DESIGNS]
     if include_svg:
         from datasets.cards.svg_decks import available_svg_decks
 
@@ -51,7 +55,7 @@ def get_deck(name: str) -> Deck:
     Raises:
         ValueError: for a name not in :func:`list_deck_designs`.
     """
-    for d in PROCEDURAL_DESIGNS:
+    for d in PROCEDURAL_DESIGNS + TRAINING_DESIGNS:
         if d.name == name:
             return ProceduralDeck(d)
     if name.startswith("svg-"):

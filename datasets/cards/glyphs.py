@@ -28,7 +28,7 @@ _HERSHEY = {
     "hershey-plain": cv2.FONT_HERSHEY_PLAIN,
 }
 
-# TrueType fonts by (pip package, file name inside its ``files`` folder).
+# TrueType fonts by (pip package, file path inside the package; a bare name lies in its ``files`` folder).
 _TTF = {
     "roboto-bold": ("font_roboto", "Roboto-Bold.ttf"),
     "roboto-black": ("font_roboto", "Roboto-Black.ttf"),
@@ -40,6 +40,13 @@ _TTF = {
     "sourceserif-bold": ("font_source_serif_pro", "SourceSerifPro-Bold.ttf"),
     "sourceserif-semibold": ("font_source_serif_pro", "SourceSerifPro-Semibold.ttf"),
     "fjalla": ("font_fjallaone", "FjallaOne-Regular.ttf"),
+    # shipped with matplotlib (the train extra): serif faces close to the classic casino index
+    "stix-bold": ("matplotlib", "mpl-data/fonts/ttf/STIXGeneralBol.ttf"),
+    "stix-regular": ("matplotlib", "mpl-data/fonts/ttf/STIXGeneral.ttf"),
+    "dejavuserif-bold": ("matplotlib", "mpl-data/fonts/ttf/DejaVuSerif-Bold.ttf"),
+    "dejavusans-bold": ("matplotlib", "mpl-data/fonts/ttf/DejaVuSans-Bold.ttf"),
+    "dejavumono-bold": ("matplotlib", "mpl-data/fonts/ttf/DejaVuSansMono-Bold.ttf"),
+    "cm-bold": ("matplotlib", "mpl-data/fonts/ttf/cmb10.ttf"),
 }
 
 _DRAW_H = 160  # glyphs are drawn this tall, then scaled: small Hershey/TTF renders look ragged
@@ -68,7 +75,7 @@ def font_path(name: str) -> Path | None:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "files" / filename
+    path = Path(list(spec.submodule_search_locations)[0]) / ("files/" + filename if "/" not in filename else filename)
     return path if path.exists() else None
 
 

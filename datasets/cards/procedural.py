@@ -266,3 +266,31 @@ def _designs() -> list[ProceduralDesign]:
 
 PROCEDURAL_DESIGNS: tuple[ProceduralDesign, ...] = tuple(_designs())
 """Every procedural design, by stable name."""
+
+
+def _training_designs() -> list[ProceduralDesign]:
+    red1, red2 = (40, 30, 200), (35, 35, 185)
+    blk1 = (20, 20, 20)
+    return [
+        # a Times-like bold serif, the look of the classic casino and club decks
+        ProceduralDesign("proc-stix-std", FontSpec("stix-bold"), rank_h_mm=7.0, suit_h_mm=5.0,
+                         suits=SuitStyle(0.2, 0.7, 0.08), court="frame", palette=1, red_bgr=red2),
+        ProceduralDesign("proc-stix-large", FontSpec("stix-regular", bold_px=3), rank_h_mm=12.5, suit_h_mm=7.5,
+                         index_x_mm=6.8, index_y_mm=2.8, ten_width=0.75, suits=SuitStyle(0.35, 0.74, 0.05),
+                         court="letter", palette=2),
+        ProceduralDesign("proc-dejavuserif-std", FontSpec("dejavuserif-bold"), rank_h_mm=6.6, suit_h_mm=5.2,
+                         suits=SuitStyle(0.5, 0.68, 0.1), court="frame", paper_bgr=(236, 244, 248), black_bgr=blk1),
+        ProceduralDesign("proc-dejavusans-jumbo", FontSpec("dejavusans-bold"), rank_h_mm=14.5, suit_h_mm=8.0,
+                         index_x_mm=7.0, index_y_mm=2.6, ten_width=0.7, suits=SuitStyle(0.25, 0.76, 0.04),
+                         court="letter", palette=1, red_bgr=red1),
+        ProceduralDesign("proc-mono-std", FontSpec("dejavumono-bold"), rank_h_mm=7.0, suit_h_mm=5.0,
+                         suits=SuitStyle(0.4, 0.72, 0.06), border_bgr=(40, 40, 160)),
+        ProceduralDesign("proc-cm-std", FontSpec("cm-bold"), rank_h_mm=7.2, suit_h_mm=5.0, suits=SuitStyle(0.1, 0.7, 0.12),
+                         court="frame", palette=2),
+    ]
+
+
+TRAINING_DESIGNS: tuple[ProceduralDesign, ...] = tuple(_training_designs())
+"""More procedural designs for training the reader only, drawn with the fonts matplotlib ships (the train
+extra). Kept out of :data:`PROCEDURAL_DESIGNS` so that the rendered scenes and round videos of a seed stay
+what they were (those pick a deck from that list)."""
