@@ -550,8 +550,9 @@ class FrameReader:
         dets = self.reader.read_detections(image, dets, cache=self._readings)
         Hinv = np.linalg.inv(table.homography) if table is not None else None
         squares = dets.data.get("index_square")
-        cards = group_cards(dets, threshold=self.reader.threshold,
-                            positions_mm=None if Hinv is None else _layout_mm(dets, squares, Hinv))
+        if Hinv is not None:  # (N, 2) layout mm of each detection, for the grouping and the tracker
+            dets.data["layout_mm"] = _layout_mm(dets, squares, Hinv)
+        cards = group_cards(dets, threshold=self.reader.threshold, positions_mm=dets.data.get("layout_mm"))
         chips = []
         chip_set = table.chip_set if table is not None else self._default_chips
         side_ok = self._side_chips is not None and sorted(chip_set, key=lambda c: c.denomination) == self._side_chips

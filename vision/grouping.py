@@ -67,6 +67,16 @@ CORNER_PAIR_HEIGHTS = (2.0, 9.0)
 webcam frames, 3.4-5.3 on the white deck and 3.4-9.3 on the black deck."""
 
 
+def _agree(P: np.ndarray, i: int, j: int, min_agree: float) -> bool:
+    """Each of rows ``i`` and ``j`` of (N, 52) probabilities gives the other's top card at least ``min_agree``."""
+    return bool(P[i, P[j].argmax()] >= min_agree and P[j, P[i].argmax()] >= min_agree)
+
+
+def _distance(pos: np.ndarray, unit: np.ndarray, i: int, j: int) -> float:
+    """Distance between points ``i`` and ``j`` of (N, 2) ``pos`` in units of their mean ``unit``."""
+    return float(np.linalg.norm(pos[i] - pos[j])) / float((unit[i] + unit[j]) / 2)
+
+
 def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.05,
                 positions_mm: np.ndarray | None = None) -> list[PhysicalCard]:
     """Group read corner indices (and BACK boxes) into physical cards, and set ``dets.group``.
@@ -93,14 +103,7 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         pos = dets.centers[rows].astype(np.float64)
         unit = np.maximum(dets.heights[rows], 1.0).astype(np.float64)
         dup, (near, far) = DUPLICATE_HEIGHTS, CORNER_PAIR_HEIGHTS
-    top = P.argmax(1) if len(rows) else np.zeros(0, int)
     n = len(rows)
-
-    def agree(i: int, j: int) -> bool:
-        return P[i, top[j]] >= min_agree and P[j, top[i]] >= min_agree
-
-    def dist(i: int, j: int) -> float:
-        return float(np.linalg.norm(pos[i] - pos[j])) / float((unit[i] + unit[j]) / 2)
 
     # 1. one index detected twice
     parent = list(range(n))
@@ -113,7 +116,7 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
 
     for i in range(n):
         for j in range(i + 1, n):
-            if dist(i, j) < dup and agree(i, j):
+            if _distance(pos, unit, i, j) < dup and _agree(P, i, j, min_agree):
                 parent[root(j)] = root(i)
     seen: dict[int, list[int]] = {}
     for i in range(n):
@@ -122,7 +125,6 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     Pc = np.stack([P[c].mean(0) for c in clusters]) if clusters else np.zeros((0, len(CARD_LABELS)))
     posc = np.stack([pos[c].mean(0) for c in clusters]) if clusters else np.zeros((0, 2))
     unitc = np.array([unit[c].mean() for c in clusters])
-    topc = Pc.argmax(1) if clusters else np.zeros(0, int)
     zone_of = [dets.zone[rows[c[0]]] for c in clusters]
 
     # 2. two corners of one card
@@ -131,10 +133,8 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         for b in range(a + 1, len(clusters)):
             if zone_of[a] != zone_of[b] and zone_of[a] and zone_of[b]:
                 continue
-            d = float(np.linalg.norm(posc[a] - posc[b])) / float((unitc[a] + unitc[b]) / 2)
-            if not near <= d <= far:
-                continue
-            if Pc[a, topc[b]] < min_agree or Pc[b, topc[a]] < min_agree:
+            d = _distance(posc, unitc, a, b)
+            if not near <= d <= far or not _agree(Pc, a, b, min_agree):
                 continue
             pairs.append((-float((Pc[a] * Pc[b]).sum()), d, a, b))
     pairs.sort()
@@ -149,12 +149,13 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     for k in np.flatnonzero(~used):
         for g in groups:
             a, b = g[0], g[1]
-            if topc[k] != int(Pc[g].mean(0).argmax()):
+            if int(Pc[k].argmax()) != int(Pc[g].mean(0).argmax()):
                 continue
             axis = posc[b] - posc[a]
             length = float(np.linalg.norm(axis))
             t = float(np.dot(posc[k] - posc[a], axis)) / max(length ** 2, 1e-9)
-            off = abs(float(np.cross(axis, posc[k] - posc[a]))) / max(length, 1e-9)
+            v = posc[k] - posc[a]
+            off = abs(float(axis[0] * v[1] - axis[1] * v[0])) / max(length, 1e-9)
             if 0.1 <= t <= 0.9 and off <= 0.4 * length:
                 g.append(int(k))
                 used[k] = True

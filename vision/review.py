@@ -78,7 +78,7 @@ class DetectorObserver:
         marks = None
         if card_mm is not None:
             obs.card_points, obs.card_marks = {}, {}
-            marks = _corner_marks_mm(result, np.linalg.inv(self.table.homography), card_mm)
+            marks = _corner_marks_mm(result, card_mm)
         for i, (c, zone) in enumerate(zip(result.cards, card_zones)):
             obs.boxes.append((c.label, np.asarray(c.box, np.float32), (60, 220, 255)))
             if zone:
@@ -101,20 +101,14 @@ class DetectorObserver:
         return obs
 
 
-def _corner_marks_mm(result, Hinv: np.ndarray, card_mm: np.ndarray) -> list[list[tuple[float, float]]]:
-    """Per card of ``result``: layout mm of each corner index it was read from (its point for a face-down card)."""
+def _corner_marks_mm(result, card_mm: np.ndarray) -> list[list[tuple[float, float]]]:
+    """Per card of ``result``: layout mm of each corner index it was read from (the detector's ``layout_mm``),
+    or its point ((N, 2) ``card_mm``) for a face-down card or a frame read without a table."""
     d = result.dets
-    squares = d.data.get("index_square")
+    mm = d.data.get("layout_mm")
     out = []
     for i, c in enumerate(result.cards):
-        pts = []
-        for m in c.members:
-            if d.class_id[m] != 0:
-                continue
-            sq = squares[m] if squares is not None else None
-            px = np.asarray(sq, np.float64).reshape(-1, 2).mean(0) if sq is not None else d.centers[m].astype(np.float64)
-            q = Hinv @ np.array([px[0], px[1], 1.0])
-            pts.append((float(q[0] / q[2]), float(q[1] / q[2])))
+        pts = [] if mm is None else [(float(mm[m][0]), float(mm[m][1])) for m in c.members if d.class_id[m] == 0]
         out.append(pts or [(float(card_mm[i][0]), float(card_mm[i][1]))])
     return out
 

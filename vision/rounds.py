@@ -377,12 +377,10 @@ class RoundEngine:
                 if held is stray:
                     return []
         r = self.current
-        if r is None or owner is None or kind not in ("cards", "dealer_cards") or ch.label == BACK:
+        if r is None or owner is None or kind != "cards" or ch.label == BACK:
             return []
-        if ch.previous == BACK:
-            if BACK not in (r.dealer if owner == "dealer" else []):
-                return self._card_reread(r, owner, BACK, ch.label)  # a player's face-down card (a double)
-            return self._card_turned(r, ch, owner)
+        if ch.previous == BACK and owner == "dealer" and BACK in r.dealer:
+            return self._card_turned(r, ch, owner)  # the hole card turned over where it lies
         return self._card_reread(r, owner, ch.previous, ch.label)
 
     def _reappeared(self, arrival: ZoneChange) -> bool:

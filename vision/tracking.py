@@ -71,8 +71,9 @@ PRESENCE_DECAY = 0.8
 PRESENCE_TO_CONFIRM = 0.7
 """A track's presence is a running average of seen (1) / not seen (0) over analysed frames, decayed by
 :data:`PRESENCE_DECAY` each frame and starting at 0.5: a card seen frame after frame passes
-:data:`PRESENCE_TO_CONFIRM` in three frames, while something read in two frames of three (printed layout art,
-a glint) settles near 0.66 and never becomes a card."""
+:data:`PRESENCE_TO_CONFIRM` at its fourth reading, while something read in every other frame (printed layout
+art, a glint) settles near 0.56 and never becomes a card. The same decay ages the recent face / back /
+unreadable counts that tell a face-down card from a turned one."""
 
 
 @dataclass
@@ -240,7 +241,6 @@ class ZoneTracker:
                 if marks is None or len(marks) != len(labels):
                     marks = [[tuple(p)] for p in (pts or [])]
                 changes += self._update_tracks(zone, frame, t_s, list(labels), list(pts or []), marks)
-                labels, seen = (), Counter()  # the label multiset below only reads chips for this zone
                 self._chip_update(zone, frame, t_s, chips, changes)
                 continue
             for label in sorted(set(seen) | set(state.cards)):
@@ -306,15 +306,14 @@ class ZoneTracker:
             if owner is not None and labels[k] in (owner.label(), "unreadable"):
                 taken.add(k)
                 continue
-            if k not in taken:
-                tr = _Track(pos=tuple(p), frame=frame, t_s=t_s, last_t=t_s)
-                self._read(tr, labels[k], p, marks[k], t_s)
-                tracks.append(tr)
+            tr = _Track(pos=tuple(p), frame=frame, t_s=t_s, last_t=t_s)
+            self._read(tr, labels[k], p, marks[k], t_s)
+            tracks.append(tr)
         keep = []
         for tr in tracks:
             if tr.last_t < t_s:  # not seen this frame
                 for key in tr.recent:
-                    tr.recent[key] *= 0.8
+                    tr.recent[key] *= PRESENCE_DECAY
                 tr.presence *= PRESENCE_DECAY
                 tr.missing = tr.missing or (frame, t_s)
                 if t_s - tr.missing[1] + 1e-9 >= self.fall_s:
@@ -358,7 +357,7 @@ class ZoneTracker:
             elif len(tr.marks) < 4:
                 tr.marks.append((float(m[0]), float(m[1])))
         for key in tr.recent:
-            tr.recent[key] *= 0.8
+            tr.recent[key] *= PRESENCE_DECAY
         kind = label if label in ("BACK", "unreadable") else "face"
         tr.recent[kind] += 1.0
         if kind == "face":
