@@ -24,6 +24,13 @@ from vision.video_out import H264Writer, sha256_file
 ALERT_COLOUR = (40, 40, 230)
 
 
+def _amounts(expected, observed) -> str:
+    """``expected 20, observed 15`` for an alert's evidence; empty when it has neither (an unreadable wager)."""
+    if expected is None and observed is None:
+        return ""
+    return f"expected {expected}, observed {observed}"
+
+
 def draw_overlay(image: np.ndarray, obs: Observation | None, zone_polys: dict[str, np.ndarray] | None,
                  zone_values: dict[str, str], alerts: list[Alert], t_s: float) -> np.ndarray:
     """Boxes, labels, zone values and recent alerts drawn on a copy of ``image`` (BGR).
@@ -58,7 +65,7 @@ def draw_overlay(image: np.ndarray, obs: Observation | None, zone_polys: dict[st
                 max(1, int(2 * scale)), cv2.LINE_AA)
     for a in alerts[-4:]:
         y += int(30 * scale * 1.6)
-        text = f"ALERT {a.type} seat {a.seat} exp {a.expected} obs {a.observed}"
+        text = f"ALERT {a.type} seat {a.seat} {_amounts(a.expected, a.observed)}".rstrip()
         cv2.putText(out, text, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale * 1.6, ALERT_COLOUR,
                     max(2, int(3 * scale)), cv2.LINE_AA)
     return out
@@ -173,7 +180,7 @@ class ReviewSink:
                 cv2.polylines(out, [poly.astype(np.int32).reshape(-1, 1, 2)], True, ALERT_COLOUR, 3, cv2.LINE_AA)
         h, w = out.shape[:2]
         lines = [f"{alert.type}  seat {alert.seat}  t={alert.t_s:.2f}s  frame {alert.frame}",
-                 f"expected {alert.expected}  observed {alert.observed}  {alert.rule}"]
+                 f"{_amounts(alert.expected, alert.observed)}  {alert.rule or ''}".strip()]
         band = 24 * len(lines) + 10
         cv2.rectangle(out, (0, h - band), (w, h), (0, 0, 0), -1)
         for i, text in enumerate(lines):
@@ -259,7 +266,7 @@ def render_html(report: dict, annotated: bool) -> str:
             alerts.append(f'<div class="alert" id="r{r["index"]}a{i}"><h4>{e(a["type"])} — seat {e(str(a["seat"]))}'
                           f' — t={a["t_s"]:.2f}s (frame {a["frame"]})</h4>'
                           f'<p>{e(a.get("message", ""))} <small>{e(a.get("rule", ""))}</small></p>'
-                          f'<p>expected {e(str(a["expected"]))}, observed {e(str(a["observed"]))} {link} {clip}</p>'
+                          f'<p>{e(_amounts(a["expected"], a["observed"]))} {link} {clip}</p>'
                           f'{img}</div>')
         dealer = r["dealer"]
         sections.append(
