@@ -1,10 +1,15 @@
 """Train the chip-side model (``models/chip_side.onnx``) on stacks rendered with known bases.
 
 Each rendered frame puts chip stacks of 1-15 chips in 1-3 layers on the betting spots of a
-random layout, seen by a camera tilted 10-40 degrees, with random chip designs, felt and
-photographic effects (:mod:`datasets.render`).  Every stack gives :func:`vision.chip_side.side_strip`
-at its true base and at bases moved by a few mm (the runtime starts from the spot's centre),
-labelled slot by slot: empty, or the denomination of the chip in that slot.
+random layout, seen by a camera tilted 10-40 degrees, with random chip designs, felt colours, ink and
+photographic effects (:mod:`datasets.render`).  Every stack gives :func:`vision.chip_side.stack_strips`
+(front and back arcs) at bases moved along the line of sight:
+
+* *aligned* samples, within :data:`ALIGNED_CHIPS` of a chip thickness of the true base, labelled
+  slot by slot (empty, or the denomination of the chip in that slot) and aligned;
+* *misaligned* samples, :data:`MISALIGNED_CHIPS` chip thicknesses or more off, labelled not aligned
+  (their slots are not trained): the runtime searches the base along the line of sight and keeps
+  the strip the model finds aligned.
 """
 
 from __future__ import annotations
@@ -16,20 +21,31 @@ from pathlib import Path
 
 import numpy as np
 
-BASE_JITTER_MM = 4.0
-"""Standard deviation of the base offsets drawn per sample: stacks sit near, not on, the spot's centre."""
+ALIGNED_CHIPS = 0.3
+"""Largest base offset (chip thicknesses, along the line of sight) of a sample taught as aligned."""
+MISALIGNED_CHIPS = 0.6
+"""Least base offset of a sample taught as not aligned; offsets in between are not taught either way."""
+SEARCH_REACH_CHIPS = 3.2
+"""Misaligned samples reach at least this far, chip thicknesses ..."""
+SEARCH_REACH_MM = 11.0
+"""... and at least this far in mm: past the runtime's search (:data:`vision.chip_side.SEARCH_MM`)."""
+ACROSS_JITTER_MM = 2.5
+"""Standard deviation of the base's offset across the line of sight."""
 
 
-def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080):
+def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, with_empty: bool = False):
     """(RenderResult, camera, [(base_mm, [(denomination, count)...])]) of one random frame of chip stacks.
 
-    Only stacks wholly inside the frame and at least 95 % visible are listed.
+    Only stacks wholly inside the frame and at least 95 % visible are listed.  ``with_empty``: a fourth
+    item, the centres (mm) of the betting spots left bare.
     """
     from calibration.camera import PinholeCamera
     from calibration.layout import builtin_layout
     from datasets.chips import CHIP_DESIGNS
     from datasets.effects import Effects
+    from datasets.felt import FeltStyle
     from datasets.render import Style, render_frame
+    from datasets.scenes import FELT_COLOURS, PRINT_COLOURS
     from datasets.scene import ChipLayer, ChipStack, PlacedCard, TableState
     from rules.cards import CARD_LABELS
     from vision.chips import default_chip_set
@@ -40,7 +56,7 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080):
                                       width=width, height=height, cover_mm=float(rng.uniform(900, 1900)),
                                       roll_deg=float(rng.normal(0, 3)))
     denoms = [c.denomination for c in default_chip_set()]
-    stacks, truth, cards = [], [], []
+    stacks, truth, cards, bare = [], [], [], []
     shoe = list(rng.permutation(CARD_LABELS))
     for z in layout.zones:
         if z.circle is not None and rng.random() < 0.75:
@@ -51,12 +67,20 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080):
             c = (z.circle.center[0] + float(rng.normal(0, 3)), z.circle.center[1] + float(rng.normal(0, 3)))
             stacks.append(ChipStack(center=c, layers=layers, zone=z.name))
             truth.append((c, [(la.denomination, la.count) for la in layers]))
+        elif z.circle is not None:
+            bare.append((float(z.circle.center[0]), float(z.circle.center[1])))
         elif z.kind == "cards" and rng.random() < 0.4:
             cx, cy = z.centroid
             for k in range(int(rng.integers(1, 3))):
                 cards.append(PlacedCard(card=str(shoe.pop()), face_up=True, center=(cx + 16 * k, cy + 9 * k),
                                         angle_deg=float(rng.uniform(-20, 20)), layer=k, zone=z.name))
-    style = Style(chip_design=str(CHIP_DESIGNS[int(rng.integers(len(CHIP_DESIGNS)))].name),
+    # felt of any casino colour, printed in any ink: a red chip on red felt must still be told apart
+    felt = FeltStyle(felt_rgb=None if rng.random() < 0.3 else tuple(int(v) for v in FELT_COLOURS[rng.integers(len(FELT_COLOURS))]),
+                     print_rgb=None if rng.random() < 0.5 else tuple(int(v) for v in PRINT_COLOURS[rng.integers(len(PRINT_COLOURS))]),
+                     font=str(rng.choice(["simplex", "duplex", "complex", "triplex"])),
+                     texture=float(rng.uniform(3.0, 8.0)), spot_fill=bool(rng.random() < 0.7),
+                     seed=int(rng.integers(1 << 16)))
+    style = Style(chip_design=str(CHIP_DESIGNS[int(rng.integers(len(CHIP_DESIGNS)))].name), felt=felt,
                   effects=Effects.random(rng))
     res = render_frame(layout, TableState(cards=tuple(cards), chips=tuple(stacks)), camera, style,
                        rng=int(rng.integers(1 << 31)))
@@ -64,7 +88,7 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080):
     w, h = width, height
     seen = [t for t, c in zip(truth, res.chips) if c.box is not None and c.visible >= 0.95
             and c.box[0] > 2 and c.box[1] > 2 and c.box[2] < w - 2 and c.box[3] < h - 2]
-    return res, camera, seen
+    return (res, camera, seen, bare) if with_empty else (res, camera, seen)
 
 
 def slot_labels(layers: list[tuple[int, int]], denominations: list[int]) -> np.ndarray:
@@ -81,52 +105,133 @@ def slot_labels(layers: list[tuple[int, int]], denominations: list[int]) -> np.n
     return out
 
 
-def make_strips(frames: int, seed: int, jitters: int = 3, min_ppc: float = 1.2, log=print):
-    """(strips (N, R, W, 3) uint8, labels (N, SLOTS) int64, px per chip (N,)) from ``frames`` rendered frames."""
-    from vision.chip_side import side_strip
+def sample_offsets(rng: np.random.Generator, aligned: int, misaligned: int, reach: float = SEARCH_REACH_CHIPS) -> list[float]:
+    """Base offsets along the line of sight, chip thicknesses: ``aligned`` near 0, ``misaligned`` well off
+    (up to ``reach``)."""
+    near = rng.uniform(-ALIGNED_CHIPS, ALIGNED_CHIPS, aligned)
+    far = rng.uniform(MISALIGNED_CHIPS, reach, misaligned) * rng.choice([-1.0, 1.0], misaligned)
+    return [float(v) for v in np.concatenate([near, far])]
+
+
+def stack_samples(image, camera, base, layers, denominations, rng, aligned: int = 2, misaligned: int = 4):
+    """(strips (K, R, W, 6) uint8, slot labels (K, SLOTS), aligned (K,) float32: 1, 0, or -1 for untaught)."""
+    from vision.chip_side import sight_step_mm, stack_strips
+
+    front, step = sight_step_mm(camera, base)
+    across = np.array([-front[1], front[0]])
+    lab = slot_labels(layers, denominations)
+    xs, ys, al = [], [], []
+    reach = max(SEARCH_REACH_CHIPS, SEARCH_REACH_MM / max(step, 1e-6))
+    for o in sample_offsets(rng, aligned, misaligned, reach):
+        b = np.asarray(base, np.float64) + o * step * front + rng.normal(0, ACROSS_JITTER_MM) * across
+        xs.append(stack_strips(image, camera, b))
+        ys.append(lab)
+        al.append(1.0 if abs(o) <= ALIGNED_CHIPS else (0.0 if abs(o) >= MISALIGNED_CHIPS else -1.0))
+    return xs, ys, al
+
+
+def _strips_worker(args):
+    frames, seed, min_ppc = args
+    import os
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     from vision.chips import chip_geometry, default_chip_set
 
     denominations = [c.denomination for c in default_chip_set()]
     rng = np.random.default_rng(seed)
-    xs, ys, ppcs = [], [], []
-    t0 = time.time()
-    for f in range(frames):
-        res, camera, truth = chip_scene(rng)
+    xs, ys, al, ppcs = [], [], [], []
+    for _ in range(frames):
+        res, camera, truth, bare = chip_scene(rng, with_empty=True)
         for base, layers in truth:
             ppc = chip_geometry(camera, base)[0]
             if ppc < min_ppc:
                 continue
-            lab = slot_labels(layers, denominations)
-            for j in range(jitters):
-                b = np.array(base) + (rng.normal(0, BASE_JITTER_MM, 2) if j else 0.0)
-                xs.append(side_strip(res.image, camera, b))
-                ys.append(lab)
-                ppcs.append(ppc)
-        if f % 50 == 0:
-            log(f"chip frames {f + 1}/{frames}, {len(xs)} strips, {time.time() - t0:.0f}s")
-    return np.stack(xs), np.stack(ys), np.array(ppcs, np.float32)
+            x, y, a = stack_samples(res.image, camera, base, layers, denominations, rng)
+            xs += x
+            ys += y
+            al += a
+            ppcs += [ppc] * len(x)
+        # felt, printed rings and cards with no stack on them are never aligned
+        from vision.chip_side import SLOTS, sight_step_mm, stack_strips
+
+        spots = []
+        for c in bare:  # a bare spot is searched along the line of sight like any other
+            front, _ = sight_step_mm(camera, c)
+            spots += [np.asarray(c) + rng.normal(0, 2.0, 2) + rng.uniform(-SEARCH_REACH_MM, SEARCH_REACH_MM) * front
+                      for _ in range(3)]
+        for spot in spots + [_bare_point(res, camera, truth, rng) for _ in range(2)]:
+            u = None if spot is None else camera.project([[spot[0], spot[1], 0.0]])[0]
+            if u is not None and np.isfinite(u).all() and 20 < u[0] < camera.width - 20 and 60 < u[1] < camera.height - 20:
+                xs.append(stack_strips(res.image, camera, spot))
+                ys.append(np.zeros(SLOTS, np.int64))
+                al.append(0.0)
+                ppcs.append(chip_geometry(camera, spot)[0])
+    if not xs:
+        from vision.chip_side import ARC_POINTS, SLOTS, STRIP_CHANNELS, STRIP_ROWS
+
+        return (np.zeros((0, STRIP_ROWS, ARC_POINTS, STRIP_CHANNELS), np.uint8), np.zeros((0, SLOTS), np.int64),
+                np.zeros(0, np.float32), np.zeros(0, np.float32))
+    return np.stack(xs), np.stack(ys), np.array(al, np.float32), np.array(ppcs, np.float32)
+
+
+def _bare_point(res, camera, truth, rng, tries: int = 20):
+    """A layout point (mm) in view and at least 60 mm from every stack, or None."""
+    for _ in range(tries):
+        p = np.array([rng.uniform(100, 1800), rng.uniform(100, 900)])
+        if any(np.hypot(*(p - np.asarray(b))) < 60 for b, _ in truth):
+            continue
+        u = camera.project([[p[0], p[1], 0.0]])[0]
+        if np.isfinite(u).all() and 20 < u[0] < camera.width - 20 and 60 < u[1] < camera.height - 20:
+            return p
+    return None
+
+
+def make_strips(frames: int, seed: int, min_ppc: float = 1.5, workers: int = 2, log=print):
+    """(strips (N, R, W, 6) uint8, slot labels (N, SLOTS) int64, aligned (N,) float32, px per chip (N,)).
+
+    ``frames`` rendered frames in chunks of 25, each chunk seeded from ``seed``, over ``workers`` processes.
+    """
+    import multiprocessing as mp
+
+    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc) for k in range(0, frames, 25)]
+    t0 = time.time()
+    out = []
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for i, part in enumerate(pool.imap(_strips_worker, chunks)):
+            out.append(part)
+            log(f"chip frames {min(25 * (i + 1), frames)}/{frames}, {sum(len(p[0]) for p in out)} strips, "
+                f"{time.time() - t0:.0f}s")
+    return tuple(np.concatenate([p[k] for p in out]) for k in range(4))
 
 
 def chip_side_net(classes: int):
-    """A small strip reader: 2-D convs across the strip, mean over the arc, 1-D convs up the stack, a head per slot."""
+    """The strip reader: 2-D convs across the strip, mean over the arc, dilated 1-D convs up the stack;
+    a head per chip slot (empty or a denomination) and one alignment logit read off the bottom rows."""
     import torch
     from torch import nn
 
-    from vision.chip_side import ROWS_BELOW, ROWS_PER_CHIP, SLOTS
+    from vision.chip_side import ROWS_BELOW, ROWS_PER_CHIP, SLOTS, STRIP_CHANNELS
+
+    def block1d(cin, cout, dilation):
+        return nn.Sequential(nn.Conv1d(cin, cout, 5, padding=2 * dilation, dilation=dilation),
+                             nn.BatchNorm1d(cout), nn.ReLU())
 
     class Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.conv = nn.Sequential(nn.Conv2d(3, 24, 3, padding=1), nn.BatchNorm2d(24), nn.ReLU(),
-                                      nn.Conv2d(24, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU())
-            self.up = nn.Sequential(nn.Conv1d(32, 64, 5, padding=2), nn.BatchNorm1d(64), nn.ReLU())
+            self.conv = nn.Sequential(nn.Conv2d(STRIP_CHANNELS, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+                                      nn.Conv2d(32, 48, 3, padding=1), nn.BatchNorm2d(48), nn.ReLU())
+            self.up = nn.Sequential(block1d(48, 64, 1), block1d(64, 64, 2), block1d(64, 64, 4))
             self.slot = nn.Sequential(nn.Conv1d(64, 64, 3, padding=1), nn.ReLU(), nn.Conv1d(64, classes, 1))
+            self.bottom_rows = ROWS_BELOW + 3 * ROWS_PER_CHIP
+            self.aligned = nn.Linear(64 * self.bottom_rows, 1)
 
         def forward(self, x):
-            h = self.conv(x).mean(3)                       # (B, 32, rows)
-            h = self.up(h)[:, :, ROWS_BELOW:ROWS_BELOW + ROWS_PER_CHIP * SLOTS]
-            h = nn.functional.avg_pool1d(h, ROWS_PER_CHIP)  # (B, 64, SLOTS)
-            return self.slot(h).transpose(1, 2)             # (B, SLOTS, classes)
+            h = self.up(self.conv(x).mean(3))                      # (B, 64, rows)
+            s = h[:, :, ROWS_BELOW:ROWS_BELOW + ROWS_PER_CHIP * SLOTS]
+            s = nn.functional.avg_pool1d(s, ROWS_PER_CHIP)         # (B, 64, SLOTS)
+            a = self.aligned(h[:, :, :self.bottom_rows].flatten(1))[:, 0]
+            return self.slot(s).transpose(1, 2), a                 # (B, SLOTS, classes), (B,)
 
     torch.manual_seed(0)
     return Net()
@@ -143,48 +248,86 @@ class ChipSideRun:
     strips: int
     seconds: float
     val_slot_acc: float
-    val_stack_exact: float
-    val_stack_abstain: float
-    val_stack_wrong: float
-    val_countable_exact: float
-    val_countable_wrong: float
+    val_aligned_acc: float
+    val_stacks: int
+    val_exact: float
+    val_wrong: float
+    val_abstain: float
 
 
-def train_chip_side(out_dir: Path, frames: int = 600, val_frames: int = 80, seed: int = 0, epochs: int = 25,
-                    threads: int | None = None, log=print) -> tuple[Path, ChipSideRun]:
-    """Render stacks, train the slot reader, export ``chip_side.onnx`` (denominations in its metadata)."""
+def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0, min_ppc: float = 2.0,
+                    log=print) -> dict:
+    """Read freshly rendered stacks as the runtime does (base searched from a guess ``spot_sd_mm`` off).
+
+    Returns counts of stacks whose side shows >= ``min_ppc`` px per chip: exact, wrong, abstained.
+    """
+    from vision.chip_side import ChipSideReader
+    from vision.chips import chip_geometry
+
+    reader = ChipSideReader(model)
+    rng = np.random.default_rng(seed)
+    out = {"stacks": 0, "exact": 0, "wrong": 0, "abstained": 0}
+    for _ in range(frames):
+        res, camera, truth = chip_scene(rng)
+        for base, layers in truth:
+            if chip_geometry(camera, base)[0] < min_ppc:
+                continue
+            guess = np.asarray(base) + rng.normal(0, spot_sd_mm, 2)
+            r = reader.read(res.image, camera, guess)
+            value = sum(d * n for d, n in layers)
+            out["stacks"] += 1
+            out["exact" if r.value == value else ("abstained" if r.value is None else "wrong")] += 1
+    log(f"chip-side reading of {frames} new frames: {out}")
+    return out
+
+
+def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, seed: int = 0, epochs: int = 20,
+                    threads: int | None = None, init: Path | None = None, lr: float = 3e-3,
+                    log=print) -> tuple[Path, ChipSideRun]:
+    """Render stacks, train the slot and alignment heads, export ``chip_side.onnx`` (denominations in its metadata).
+
+    ``init``: a ``chip_side.pt`` of an earlier run to start from; ``lr``: the peak learning rate."""
     import os
 
     import torch
     import torch.nn.functional as F
 
-    from vision.card_reader import crops_to_blob, softmax
-    from vision.chip_side import reading_from_slots
-    from vision.chips import MIN_PX_PER_CHIP, default_chip_set
+    from vision.card_reader import softmax
+    from vision.chip_side import strips_to_blob
+    from vision.chips import default_chip_set
 
     torch.set_num_threads(threads or os.cpu_count() or 1)
     denominations = [c.denomination for c in default_chip_set()]
     t0 = time.time()
-    x, y, _ = make_strips(frames, seed, log=log)
-    vx, vy, vppc = make_strips(val_frames, seed + 1000, jitters=2, log=log)
+    x, y, al, _ = make_strips(frames, seed, log=log)
+    vx, vy, val, _ = make_strips(val_frames, seed + 1000, log=log)
     log(f"{len(x)} training strips, {len(vx)} validation strips, {time.time() - t0:.0f}s")
-    net = chip_side_net(1 + len(denominations))
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    batch = 128
+    classes = 1 + len(denominations)
+    net = chip_side_net(classes)
+    if init is not None:
+        net.load_state_dict(torch.load(init, map_location="cpu"))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    batch = max(1, min(256, len(x)))  # a smoke run renders fewer strips than one batch
     steps = epochs * max(1, len(x) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     rng = np.random.default_rng(seed)
-    xb = torch.from_numpy(crops_to_blob(list(x)))
-    yb = torch.from_numpy(y)
+    yb, ab = torch.from_numpy(y), torch.from_numpy(al)
     for epoch in range(epochs):
         net.train()
         order = rng.permutation(len(x))
         for k in range(len(x) // batch):
-            idx = order[k * batch:(k + 1) * batch]
-            inp = xb[idx]
-            # brightness and colour cast: casino lighting is not the renderer's
-            inp = (inp * torch.empty(len(idx), 3, 1, 1).uniform_(0.75, 1.2)).clamp(0, 1)
-            loss = F.cross_entropy(net(inp).reshape(-1, 1 + len(denominations)), yb[idx].reshape(-1))
+            idx = np.sort(order[k * batch:(k + 1) * batch])
+            inp = torch.from_numpy(strips_to_blob(x[idx]))
+            # brightness and colour cast, the same on both arcs: casino lighting is not the renderer's
+            gain = torch.empty(len(idx), 3, 1, 1).uniform_(0.75, 1.2)
+            inp = (inp * gain.repeat(1, 2, 1, 1)).clamp(0, 1)
+            slots, aligned = net(inp)
+            a = ab[idx]
+            taught = a >= 0
+            loss = F.binary_cross_entropy_with_logits(aligned[taught], a[taught])
+            on = a == 1
+            if on.any():
+                loss = loss + F.cross_entropy(slots[on].reshape(-1, classes), yb[idx][on].reshape(-1))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -192,30 +335,21 @@ def train_chip_side(out_dir: Path, frames: int = 600, val_frames: int = 80, seed
         log(f"chip-side epoch {epoch + 1}/{epochs} loss {loss.item():.3f} ({time.time() - t0:.0f}s)")
     net.eval()
     with torch.no_grad():
-        logits = net(torch.from_numpy(crops_to_blob(list(vx)))).numpy()
-    p = softmax(logits)
-    slot_acc = float((p.argmax(-1) == vy).mean())
-    exact = abstain = wrong = 0
-    c_exact = c_wrong = c_n = 0
-    for pi, yi, ppc in zip(p, vy, vppc):
-        true_value = int(sum(denominations[k - 1] for k in yi if k))
-        rd = reading_from_slots(pi, denominations, 0.9)
-        ok = rd.value is not None and rd.value == true_value
-        bad = rd.value is not None and rd.value != true_value
-        exact += ok
-        wrong += bad
-        abstain += rd.value is None
-        if ppc >= MIN_PX_PER_CHIP:
-            c_n += 1
-            c_exact += ok
-            c_wrong += bad
-    n = len(vx)
-    run = ChipSideRun(frames, val_frames, seed, epochs, int(len(x)), round(time.time() - t0, 1), round(slot_acc, 4),
-                      round(exact / n, 4), round(abstain / n, 4), round(wrong / n, 4),
-                      round(c_exact / max(c_n, 1), 4), round(c_wrong / max(c_n, 1), 4))
+        outs = [net(torch.from_numpy(strips_to_blob(vx[k:k + 1024]))) for k in range(0, len(vx), 1024)]
+    p = softmax(torch.cat([o[0] for o in outs]).numpy())
+    pa = torch.sigmoid(torch.cat([o[1] for o in outs])).numpy()
+    on = val == 1
+    slot_acc = float((p[on].argmax(-1) == vy[on]).mean())
+    taught = val >= 0
+    aligned_acc = float(((pa[taught] >= 0.5) == (val[taught] == 1)).mean())
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "chip_side.pt")
     path = export_chip_side(net, out_dir / "chip_side.onnx", denominations)
+    ev = evaluate_reader(path, val_frames, seed + 2000, log=log)
+    n = max(ev["stacks"], 1)
+    run = ChipSideRun(frames, val_frames, seed, epochs, int(len(x)), round(time.time() - t0, 1), round(slot_acc, 4),
+                      round(aligned_acc, 4), ev["stacks"], round(ev["exact"] / n, 4), round(ev["wrong"] / n, 4),
+                      round(ev["abstained"] / n, 4))
     (out_dir / "chip_side.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"chip side done: {json.dumps(asdict(run))}")
     return path, run
@@ -226,12 +360,12 @@ def export_chip_side(net, path: Path, denominations: list[int]) -> Path:
     import onnx
     import torch
 
-    from vision.chip_side import ARC_POINTS, STRIP_ROWS
+    from vision.chip_side import ARC_POINTS, STRIP_CHANNELS, STRIP_ROWS
 
-    dummy = torch.zeros(1, 3, STRIP_ROWS, ARC_POINTS)
-    torch.onnx.export(net, dummy, str(path), input_names=["strips"], output_names=["slot_logits"],
-                      dynamic_axes={"strips": {0: "batch"}, "slot_logits": {0: "batch"}}, opset_version=18,
-                      dynamo=False)
+    dummy = torch.zeros(1, STRIP_CHANNELS, STRIP_ROWS, ARC_POINTS)
+    torch.onnx.export(net, dummy, str(path), input_names=["strips"], output_names=["slot_logits", "aligned_logit"],
+                      dynamic_axes={"strips": {0: "batch"}, "slot_logits": {0: "batch"}, "aligned_logit": {0: "batch"}},
+                      opset_version=18, dynamo=False)
     model = onnx.load(str(path))
     entry = model.metadata_props.add()
     entry.key, entry.value = "denominations", json.dumps(denominations)
@@ -243,6 +377,8 @@ if __name__ == "__main__":
     import sys
 
     out = Path(sys.argv[1] if len(sys.argv) > 1 else ".cache/chipside")
-    train_chip_side(out, frames=int(sys.argv[2]) if len(sys.argv) > 2 else 600,
-                    epochs=int(sys.argv[3]) if len(sys.argv) > 3 else 25,
+    train_chip_side(out, frames=int(sys.argv[2]) if len(sys.argv) > 2 else 2000,
+                    epochs=int(sys.argv[3]) if len(sys.argv) > 3 else 20,
+                    init=Path(sys.argv[4]) if len(sys.argv) > 4 else None,
+                    lr=float(sys.argv[5]) if len(sys.argv) > 5 else 3e-3,
                     log=lambda m: print(m, file=sys.stderr, flush=True))

@@ -109,6 +109,28 @@ def register(app: typer.Typer) -> None:
                               warmup_epochs=warmup_epochs)
         print(json.dumps({"best": str(best)}))
 
+    @train_app.command("chip-side")
+    def train_chip_side_cmd(
+        out: Path = typer.Option(MODELS, "--out", help="Folder for chip_side.onnx/.pt/.json."),
+        frames: int = typer.Option(3000, "--frames", min=1, help="Rendered frames of chip stacks for training."),
+        val_frames: int = typer.Option(120, "--val-frames", min=1),
+        epochs: int = typer.Option(20, "--epochs", min=1),
+        seed: int = typer.Option(0, "--seed"),
+        threads: int | None = typer.Option(None, "--threads", min=1),
+        init: Path | None = typer.Option(None, "--init", exists=True, dir_okay=False,
+                                         help="chip_side.pt of an earlier run to start from."),
+        lr: float = typer.Option(3e-3, "--lr", min=1e-6, help="Peak learning rate."),
+    ) -> None:
+        """The chip-side model: stacks counted and valued from their side (front and back arcs, base searched)."""
+        _need_train_extra()
+        from dataclasses import asdict
+
+        from models.chip_side_train import train_chip_side
+
+        path, run = train_chip_side(out, frames=frames, val_frames=val_frames, seed=seed, epochs=epochs,
+                                    threads=threads, init=init, lr=lr, log=lambda m: print(m, file=sys.stderr, flush=True))
+        print(json.dumps({"model": str(path), **asdict(run)}))
+
     @train_app.command("export")
     def export_cmd(
         weights: Path = typer.Argument(..., help="Stage-1 .pt from `pitwatch train detector`."),

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from vision.chip_side import ARC_POINTS, DEFAULT_CHIP_SIDE, SLOTS, STRIP_ROWS, reading_from_slots, side_strip
+from vision.chip_side import (ARC_POINTS, DEFAULT_CHIP_SIDE, SLOTS, STRIP_CHANNELS, STRIP_ROWS, reading_from_slots,
+                              side_strip, sight_step_mm, stack_strips)
 
 DENOMS = [1, 5, 25, 100, 500, 1000]
 
@@ -48,10 +49,75 @@ def test_the_strip_unrolls_the_front_of_the_stack_upright():
     assert strip[0, :, 2].mean() > strip[-1, :, 2].mean()  # row 0 (the felt) is lower in the image than the top
 
 
+def _camera():
+    from calibration.camera import PinholeCamera
+
+    return PinholeCamera.looking_at(target=(500, 500), tilt_deg=30, yaw_deg=0, width=640, height=480, cover_mm=600)
+
+
+def test_the_back_strip_looks_past_the_stack_and_the_two_travel_together():
+    cam = _camera()
+    image = np.zeros((480, 640, 3), np.uint8)
+    image[:, :, 2] = (np.arange(480) // 2).astype(np.uint8)[:, None]
+    front, back = side_strip(image, cam, (500, 500)), side_strip(image, cam, (500, 500), back=True)
+    # the back of the stack is further from the camera, so higher in the image (less red) at every height
+    assert back[:, :, 2].mean() < front[:, :, 2].mean()
+    both = stack_strips(image, cam, (500, 500))
+    assert both.shape == (STRIP_ROWS, ARC_POINTS, STRIP_CHANNELS)
+    assert (both[..., :3] == front).all() and (both[..., 3:] == back).all()
+
+
+def test_a_base_moved_one_step_along_the_line_of_sight_moves_its_image_one_chip():
+    from vision.chips import chip_geometry
+
+    cam = _camera()
+    direction, step = sight_step_mm(cam, (500, 520))
+    ppc = chip_geometry(cam, (500, 520))[0]
+    a, b = cam.project([[500, 520, 0], [500 + step * direction[0], 520 + step * direction[1], 0]])
+    assert np.linalg.norm(b - a) == pytest.approx(ppc, rel=0.02)
+
+
 @pytest.mark.skipif(not DEFAULT_CHIP_SIDE.is_file(), reason="committed models/chip_side.onnx absent")
 def test_the_committed_chip_side_model_loads_and_names_its_denominations():
     from vision.chip_side import ChipSideReader
 
     reader = ChipSideReader()
     assert reader.denominations == DENOMS
-    assert reader.slots([np.zeros((STRIP_ROWS, ARC_POINTS, 3), np.uint8)]).shape == (1, SLOTS, 1 + len(DENOMS))
+    slots, aligned = reader.run([np.zeros((STRIP_ROWS, ARC_POINTS, STRIP_CHANNELS), np.uint8)])
+    assert slots.shape == (1, SLOTS, 1 + len(DENOMS)) and aligned.shape == (1,)
+
+
+def test_bare_felt_is_never_read_as_a_stack():
+    """No stack at the base: no aligned strip, or an empty bottom slot; never a value."""
+    if not DEFAULT_CHIP_SIDE.is_file():
+        pytest.skip("committed models/chip_side.onnx absent")
+    from vision.chip_side import ChipSideReader
+
+    image = np.zeros((480, 640, 3), np.uint8)
+    image[:] = (40, 110, 30)  # green felt, BGR
+    reading = ChipSideReader().read(image, _camera(), (500, 520))
+    assert reading.value is None and reading.note
+
+
+@pytest.mark.skipif(not DEFAULT_CHIP_SIDE.is_file(), reason="committed models/chip_side.onnx absent")
+def test_the_bundled_round_videos_wagers_are_valued_from_their_sides():
+    """Every wager of the demo video (seed 11, 1080p, 2.2-2.9 px per chip) at two moments, against its truth."""
+    from pathlib import Path
+
+    from calibration.table import load_table
+    from vision.review_cli import detector_observer
+    from vision.sources import VideoFileSource
+
+    sample = Path(__file__).resolve().parents[1] / "api" / "samples" / "round"
+    observer = detector_observer(load_table(sample / "table.yaml"), chip_side=DEFAULT_CHIP_SIDE)
+    want = {4.0: {"seat2.main": 200, "seat4.main": 50, "seat4.mtd": 5, "seat4.bonus": 1},
+            20.0: {"seat2.main": 100, "seat2.mtd": 15, "seat4.main": 10, "seat4.mtd": 10}}
+    seen = {}
+    for frame in VideoFileSource(sample / "video.mp4").frames():
+        t = round(frame.t_s, 2)
+        if t in want:
+            chips = observer.observe(frame).chips
+            seen[t] = {z: chips.get(z) for z in want[t]}
+        if t > max(want):
+            break
+    assert seen == want

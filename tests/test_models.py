@@ -183,3 +183,14 @@ def test_a_reader_is_calibrated_the_way_the_runtime_reads_it():
     # one turn read alone is the plain fit; four identical turns averaged are the same reading
     assert fit_temperature(logits, labels) == fit_temperature(logits[None], labels, "mean")
     assert fit_temperature(np.stack([logits] * 4), labels, "mean") == fit_temperature(logits, labels)
+
+
+@needs_train
+def test_chip_side_smoke_training_exports_a_model_the_runtime_reads(tmp_path):
+    from models.chip_side_train import train_chip_side
+    from vision.chip_side import ChipSideReader
+
+    path, run = train_chip_side(tmp_path, frames=4, val_frames=2, epochs=1, threads=1, log=lambda m: None)
+    reader = ChipSideReader(path)
+    assert reader.denominations == [1, 5, 25, 100, 500, 1000]
+    assert run.strips > 0 and 0.0 <= run.val_exact <= 1.0

@@ -82,7 +82,7 @@ def test_a_file_that_is_not_a_video_is_a_clear_error(tmp_path):
         VideoFileSource(bad)
 
 
-def test_the_detector_counts_chips_from_their_side_only_when_asked():
+def test_the_detector_counts_chips_from_their_side_unless_told_not_to():
     from pathlib import Path
 
     from vision.chip_side import DEFAULT_CHIP_SIDE
@@ -91,5 +91,5 @@ def test_the_detector_counts_chips_from_their_side_only_when_asked():
     if not DEFAULT_CHIP_SIDE.is_file():
         pytest.skip("committed models/chip_side.onnx absent")
     table = load_table(Path(__file__).resolve().parents[1] / "api" / "samples" / "round" / "table.yaml")
-    assert observer_for(table, "detector").reader.chip_side is None
-    assert observer_for(table, "detector", chip_side=DEFAULT_CHIP_SIDE).reader.chip_side is not None
+    assert observer_for(table, "detector").reader.chip_side is not None
+    assert observer_for(table, "detector", chip_side=None).reader.chip_side is None

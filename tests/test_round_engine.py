@@ -90,6 +90,14 @@ def test_chips_taken_from_a_wager_before_settlement_are_pinching():
     assert ("pinching", 3, 25, 10) in t.alerts
 
 
+def test_a_wager_that_cannot_be_valued_for_a_moment_is_not_pinched_or_past_posted():
+    """A hand half over the stack, a card dealt in front of it: the camera loses the value, not the chips."""
+    t = Table().chips_to("seat3.main", 25).deal(("seat3.cards", "5H")).chips_to("seat3.main", None)
+    t.t += 8.0  # longer than the engine waits for a settling moment
+    t.chips_to("seat3.main", 25)
+    assert not [a for a in t.alerts if a[0] in ("pinching", "past_posting")]
+
+
 def test_dealer_card_before_the_first_base_card_breaks_the_deal_order():
     t = Table().chips_to("seat3.main", 25).deal(("dealer.cards", "KS"))
     assert [a[0:2] for a in t.alerts] == [("dealing_order", "dealer")]

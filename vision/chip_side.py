@@ -1,14 +1,24 @@
-"""Chip stacks counted from their side: a strip unrolled along the calibrated vertical, read slot by slot.
+"""Chip stacks counted from their side: front and back of the stack unrolled along the calibrated vertical.
 
-With the camera's pose known, the front of a stack standing at ``base_mm`` is a patch of a
-cylinder of known radius whose image is fixed by the calibration.  :func:`side_strip`
-samples that patch into a small upright image, ``ROWS_PER_CHIP`` rows per chip thickness
-from just below the felt to ``SLOTS`` chips up, across the front arc facing the camera.
-:class:`ChipSideReader` (an ONNX model trained on rendered stacks, ``models/chip_side.onnx``)
-gives, for each chip slot bottom-up, the probability that it holds a chip of each
-denomination of the default chip set or nothing.  The count is the number of slots before
-the first empty one; a slot read below ``threshold``, or a chip above an empty slot, makes
-the stack unreadable (count and value null), never a guess.
+With the camera's pose known, a stack standing at ``base_mm`` is a cylinder of known radius
+whose image the calibration fixes.  :func:`stack_strips` samples it into a small upright
+image of six channels, ``ROWS_PER_CHIP`` rows per chip thickness from just below the felt to
+``SLOTS`` chips up (and a little above):
+
+* the **front** (BGR channels 0-2): the arc facing the camera, where each chip's edge shows,
+  bottom up, so each slot's denomination can be read;
+* the **back** (channels 3-5): the arc facing away.  Below the stack's top the camera sees the
+  top chip's face there; above it, the felt behind the stack.  That step marks the top.
+
+The base is a guess (a betting spot's centre, or a box's), and a millimetre of error along the
+line of sight moves the strip by most of a chip at these tilts, so :class:`ChipSideReader` reads
+strips at bases moved along the line of sight (:data:`SEARCH_MM` either way) and
+keeps the one its model finds *aligned* (the strip's slot 0 on the bottom chip).  The model
+(``models/chip_side.onnx``, trained on rendered stacks) gives, per strip, that alignment
+probability and, for each chip slot bottom-up, the probability that it holds a chip of each
+denomination of the default chip set or nothing.  The count is the number of slots before the
+first empty one; a slot read below ``threshold``, a chip above an empty slot or no aligned base
+makes the stack unreadable (count and value null), never a guess.
 """
 
 from __future__ import annotations
@@ -23,49 +33,106 @@ SLOTS = 16
 """Chip slots read per stack, bottom up (a taller stack is read as unreadable)."""
 ROWS_PER_CHIP = 4
 """Strip rows per chip thickness."""
-ROWS_BELOW = 2
+ROWS_BELOW = 4
 """Strip rows below the felt (the felt in front of the stack's base)."""
+ROWS_ABOVE = 4
+"""Strip rows above the top slot (so the back strip shows the felt above the tallest stack read)."""
 ARC_POINTS = 12
-"""Strip columns across the stack's front."""
+"""Strip columns across each arc."""
 ARC_RAD = 0.9
 """Half-width of the front arc sampled, radians either side of the direction to the camera."""
-STRIP_ROWS = ROWS_BELOW + ROWS_PER_CHIP * SLOTS
+BACK_ARC_RAD = 0.6
+"""Half-width of the back arc, radians either side of the direction away from the camera."""
+STRIP_ROWS = ROWS_BELOW + ROWS_PER_CHIP * SLOTS + ROWS_ABOVE
+STRIP_CHANNELS = 6
+"""Front BGR then back BGR."""
+SEARCH_MM = 10.0
+"""How far along the line of sight the base is searched either side of the guess, mm: a wager stands within a
+centimetre of its spot's centre."""
+SEARCH_MIN_CHIPS = 3.0
+"""The search reaches at least this many chip thicknesses (as the image shows them) either side."""
+SEARCH_STEP_CHIPS = 0.5
+"""Coarse search step, chip thicknesses; the best base is then tried half a step either side."""
+ALIGNED_MIN = 0.5
+"""Least alignment probability of the best base for a reading."""
 
 DEFAULT_CHIP_SIDE = Path(__file__).resolve().parents[1] / "models" / "chip_side.onnx"
 """The committed chip-side model."""
 
 
-def side_strip(image: np.ndarray, camera, base_mm, radius_mm: float | None = None) -> np.ndarray:
-    """Unroll the front of a stack standing at ``base_mm`` into an upright strip.
+def _arc_strip(image: np.ndarray, camera, base_mm, radius_mm: float, facing_rad: float, half_width_rad: float):
+    from vision.chips import CHIP_THICKNESS_MM
 
-    Args:
-        image: (H, W, 3) uint8 BGR frame.
-        camera: :class:`calibration.camera.PinholeCamera` with the table's pose.
-        base_mm: (x, y) mm of the stack's base centre on the layout.
-        radius_mm: chip radius (default: :data:`vision.chips.CHIP_DIAMETER_MM` / 2).
-
-    Returns:
-        (STRIP_ROWS, ARC_POINTS, 3) uint8 BGR, row 0 at the bottom (below the felt), each
-        chip thickness ``ROWS_PER_CHIP`` rows; pixels outside the frame replicate its edge.
-    """
-    from vision.chips import CHIP_DIAMETER_MM, CHIP_THICKNESS_MM
-
-    r = (CHIP_DIAMETER_MM / 2) if radius_mm is None else radius_mm
     b = np.asarray(base_mm, np.float64)
-    front = camera.center_mm[:2] - b
-    fa = float(np.arctan2(front[1], front[0]))
-    ang = fa + np.linspace(-ARC_RAD, ARC_RAD, ARC_POINTS)
+    ang = facing_rad + np.linspace(-half_width_rad, half_width_rad, ARC_POINTS)
     z = (ROWS_BELOW - np.arange(STRIP_ROWS) - 0.5) * CHIP_THICKNESS_MM / ROWS_PER_CHIP  # up is -z
-    pts = np.stack([np.broadcast_to(b[0] + r * np.cos(ang), (STRIP_ROWS, ARC_POINTS)),
-                    np.broadcast_to(b[1] + r * np.sin(ang), (STRIP_ROWS, ARC_POINTS)),
+    pts = np.stack([np.broadcast_to(b[0] + radius_mm * np.cos(ang), (STRIP_ROWS, ARC_POINTS)),
+                    np.broadcast_to(b[1] + radius_mm * np.sin(ang), (STRIP_ROWS, ARC_POINTS)),
                     np.broadcast_to(z[:, None], (STRIP_ROWS, ARC_POINTS))], -1)
     uv = camera.project(pts.reshape(-1, 3)).reshape(STRIP_ROWS, ARC_POINTS, 2).astype(np.float32)
     uv = np.nan_to_num(uv, nan=-1.0)
     return cv2.remap(image, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def _facing(camera, base_mm) -> float:
+    front = camera.center_mm[:2] - np.asarray(base_mm, np.float64)
+    return float(np.arctan2(front[1], front[0]))
+
+
+def side_strip(image: np.ndarray, camera, base_mm, radius_mm: float | None = None, back: bool = False) -> np.ndarray:
+    """Unroll the front (or back) of a stack standing at ``base_mm`` into an upright strip.
+
+    Args:
+        image: (H, W, 3) uint8 BGR frame.
+        camera: :class:`calibration.camera.PinholeCamera` with the table's pose.
+        base_mm: (x, y) mm of the stack's base centre on the layout.
+        radius_mm: chip radius (default: :data:`vision.chips.CHIP_DIAMETER_MM` / 2).
+        back: the arc facing away from the camera instead of the one facing it.
+
+    Returns:
+        (STRIP_ROWS, ARC_POINTS, 3) uint8 BGR, row 0 at the bottom (below the felt), each
+        chip thickness ``ROWS_PER_CHIP`` rows; pixels outside the frame replicate its edge.
+    """
+    from vision.chips import CHIP_DIAMETER_MM
+
+    r = (CHIP_DIAMETER_MM / 2) if radius_mm is None else radius_mm
+    fa = _facing(camera, base_mm)
+    if back:
+        return _arc_strip(image, camera, base_mm, r, fa + np.pi, BACK_ARC_RAD)
+    return _arc_strip(image, camera, base_mm, r, fa, ARC_RAD)
+
+
+def stack_strips(image: np.ndarray, camera, base_mm) -> np.ndarray:
+    """(STRIP_ROWS, ARC_POINTS, 6) uint8: the front strip's BGR then the back strip's, row 0 at the bottom."""
+    return np.concatenate([side_strip(image, camera, base_mm), side_strip(image, camera, base_mm, back=True)], -1)
+
+
+def sight_step_mm(camera, base_mm) -> tuple[np.ndarray, float]:
+    """(unit (2,) layout direction towards the camera, mm of base moved that way per chip the image shows).
+
+    Moving a base ``d`` mm towards the camera moves its image as far as ``d / step`` chip
+    thicknesses on the side do.
+    """
+    from vision.chips import chip_geometry
+
+    b = np.asarray(base_mm, np.float64)
+    front = camera.center_mm[:2] - b
+    front = front / max(float(np.linalg.norm(front)), 1e-6)
+    p = camera.project([[b[0], b[1], 0.0], [b[0] + front[0], b[1] + front[1], 0.0]])
+    px_per_mm = float(np.linalg.norm(p[1] - p[0]))
+    ppc = chip_geometry(camera, (float(b[0]), float(b[1])))[0]
+    return front, ppc / max(px_per_mm, 1e-6)
+
+
+def strips_to_blob(strips) -> np.ndarray:
+    """(B, H, W, 6) uint8 front+back BGR strips -> (B, 6, H, W) float32 RGB+RGB in [0, 1]."""
+    batch = np.stack(strips)
+    batch = np.concatenate([batch[..., 2::-1], batch[..., 5:2:-1]], -1)
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
 class ChipSideReader:
-    """Counts and values chip stacks from :func:`side_strip` with the committed ONNX model.
+    """Counts and values chip stacks from :func:`stack_strips` with the committed ONNX model.
 
     Args:
         model: path of ``chip_side.onnx`` (its metadata names the denominations it reads).
@@ -73,53 +140,88 @@ class ChipSideReader:
         threshold: least probability of every slot's reading; below it the stack is unreadable.
 
     Raises:
-        ModelFileError: the model is missing or corrupt.
+        ModelFileError: the model is missing, corrupt, or of an older strip layout.
+
+    Example:
+        >>> reader = ChipSideReader()                          # doctest: +SKIP
+        >>> reader.read(frame, table.camera, (812.0, 455.0))    # doctest: +SKIP
+        StackReading(count=4, value=45, layers=[...], note=None, px_per_chip=2.4)
     """
 
     def __init__(self, model: str | Path = DEFAULT_CHIP_SIDE, threads: int | None = None,
                  threshold: float = 0.9) -> None:
-        from vision.onnx_runtime import open_session
+        from vision.onnx_runtime import ModelFileError, open_session
 
         self.session = open_session(model, threads=threads)
         meta = self.session.get_modelmeta().custom_metadata_map
         self.denominations: list[int] = json.loads(meta.get("denominations", "[]"))
+        shape = self.session.get_inputs()[0].shape
+        if len(shape) != 4 or shape[1:] != [STRIP_CHANNELS, STRIP_ROWS, ARC_POINTS] or \
+                len(self.session.get_outputs()) != 2:
+            raise ModelFileError(f"{model}: a chip-side model reads (batch, {STRIP_CHANNELS}, {STRIP_ROWS}, "
+                                 f"{ARC_POINTS}) strips and gives slots and alignment; this one takes {shape}")
         self.threshold = threshold
         self.input_name = self.session.get_inputs()[0].name
 
-    def slots(self, strips: list[np.ndarray]) -> np.ndarray:
-        """(N, SLOTS, 1 + D) float32 probabilities per slot: empty, then each denomination."""
-        if not strips:
-            return np.zeros((0, SLOTS, 1 + len(self.denominations)), np.float32)
-        from vision.card_reader import crops_to_blob, softmax
+    def run(self, strips: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(slot probabilities (N, SLOTS, 1 + D) float32: empty then each denomination, alignment (N,) float32)."""
+        if not len(strips):
+            return np.zeros((0, SLOTS, 1 + len(self.denominations)), np.float32), np.zeros(0, np.float32)
+        from vision.card_reader import softmax
 
-        logits = self.session.run(None, {self.input_name: crops_to_blob(strips)})[0]
-        return softmax(logits).astype(np.float32)
+        slot_logits, aligned_logit = self.session.run(None, {self.input_name: strips_to_blob(strips)})
+        return softmax(slot_logits).astype(np.float32), (1.0 / (1.0 + np.exp(-aligned_logit))).astype(np.float32)
 
-    def read(self, image: np.ndarray, camera, base_mm, search_mm: float = 5.0):
-        """Read one stack standing near ``base_mm`` (mm): a :class:`vision.chips.StackReading`.
+    def read(self, image: np.ndarray, camera, base_mm):
+        """Read one stack standing near ``base_mm`` (mm): a :class:`vision.chips.StackReading`."""
+        return self.read_stacks(image, camera, [base_mm])[0]
 
-        The base is a guess (a spot's centre, or a box's); the strip is read there and
-        ``search_mm`` towards, away from and across the camera, and the most confident
-        reading is kept (its least sure slot decides).
+    def read_stacks(self, image: np.ndarray, camera, bases_mm) -> list:
+        """Read the stacks standing near each of ``bases_mm`` ((x, y) mm each) in one batch.
+
+        For each stack, strips are cut at the base moved along the line of sight, :data:`SEARCH_MM` either
+        way (at least :data:`SEARCH_MIN_CHIPS` chips) in steps of :data:`SEARCH_STEP_CHIPS`, and half a step
+        either side of the best; the one the model finds best aligned is read, if it is aligned at all.
+
+        Returns:
+            One :class:`vision.chips.StackReading` per base, in order.
         """
-        from vision.chips import chip_geometry
+        from vision.chips import StackReading, chip_geometry
 
-        b = np.asarray(base_mm, np.float64)
-        front = camera.center_mm[:2] - b
-        front = front / max(float(np.linalg.norm(front)), 1e-6)
-        side = np.array([-front[1], front[0]])
-        bases = [b] + [b + search_mm * v for v in (front, -front, side, -side)]
-        p = self.slots([side_strip(image, camera, c) for c in bases])
-        best = max(range(len(bases)), key=lambda i: _confidence(p[i]))
-        ppc = chip_geometry(camera, tuple(bases[best]))[0]
-        return reading_from_slots(p[best], self.denominations, self.threshold, ppc)
+        coarse = []
+        for base in bases_mm:
+            b = np.asarray(base, np.float64)
+            front, step = sight_step_mm(camera, b)
+            reach = max(SEARCH_MIN_CHIPS, SEARCH_MM / max(step, 1e-6))
+            offsets = np.arange(-reach, reach + 1e-9, SEARCH_STEP_CHIPS)
+            coarse.append([b + o * step * front for o in offsets])
+        p, aligned = self._run_bases(image, camera, coarse)
+        fine = []
+        for i, bases in enumerate(coarse):
+            best = int(np.argmax(aligned[i]))
+            b = bases[best]
+            front, step = sight_step_mm(camera, b)
+            fine.append([b, b + 0.5 * SEARCH_STEP_CHIPS * step * front, b - 0.5 * SEARCH_STEP_CHIPS * step * front])
+        p, aligned = self._run_bases(image, camera, fine)
+        out = []
+        for bases, pi, ai in zip(fine, p, aligned):
+            best = int(np.argmax(ai))
+            ppc = chip_geometry(camera, (float(bases[best][0]), float(bases[best][1])))[0]
+            if ai[best] < ALIGNED_MIN:
+                out.append(StackReading(None, None, [], px_per_chip=ppc,
+                                        note=f"the stack's bottom chip was not found (alignment {ai[best]:.2f}): "
+                                             "cannot count"))
+            else:
+                out.append(reading_from_slots(pi[best], self.denominations, self.threshold, ppc))
+        return out
 
 
-def _confidence(p: np.ndarray) -> float:
-    """The least top probability among the slots up to and including the first empty one."""
-    top = p.argmax(1)
-    n = int(np.argmax(top == 0)) if (top == 0).any() else len(top) - 1
-    return float(p[:n + 1].max(1).min())
+    def _run_bases(self, image, camera, groups: list[list[np.ndarray]]) -> tuple[list, list]:
+        """Per group of bases: (slot probabilities (K, SLOTS, 1 + D), alignment (K,)), all groups in one batch."""
+        strips = [stack_strips(image, camera, c) for bases in groups for c in bases]
+        p, aligned = self.run(strips)
+        cuts = np.cumsum([0] + [len(bases) for bases in groups])
+        return [p[a:b] for a, b in zip(cuts[:-1], cuts[1:])], [aligned[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def reading_from_slots(p: np.ndarray, denominations: list[int], threshold: float, ppc: float | None = None):

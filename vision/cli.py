@@ -114,12 +114,16 @@ def register(app: typer.Typer) -> None:
         px_per_mm: float = typer.Option(1.0, "--px-per-mm", min=0.3, max=3.0, help="Zone-crop resolution."),
         real: bool = typer.Option(True, "--real/--no-real", help="Also the real photo sets."),
         chip_side: Path | None = typer.Option(None, "--chip-side", exists=True, dir_okay=False,
-                                              help="Count chip stacks from their side with this model "
-                                                   "(e.g. models/chip_side.onnx; off by default)."),
+                                              help="Chip-side model that counts stacks from their side "
+                                                   "(default: the committed models/chip_side.onnx)."),
+        no_chip_side: bool = typer.Option(False, "--no-chip-side",
+                                          help="Value stacks from their box height only (most then abstain)."),
     ) -> None:
         """Card precision/recall, confusions, accuracy vs index height, chip recall: renders and real photos."""
+        from vision.chip_side import DEFAULT_CHIP_SIDE
         from vision.evaluate import run_eval
 
         result = run_eval(out=out, data=data, holdout=holdout, seed=seed, log=sys.stderr, stage1=stage1,
-                          reader=reader, px_per_mm=px_per_mm, real=real, chip_side=chip_side)
+                          reader=reader, px_per_mm=px_per_mm, real=real,
+                          chip_side=None if no_chip_side else (chip_side or DEFAULT_CHIP_SIDE))
         print(json.dumps(result) if as_json else json.dumps(result, indent=2))

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from api.errors import BadInput
+from vision.chip_side import DEFAULT_CHIP_SIDE
 from vision.detections import STAGE1_CLASSES, Detections
 from vision.onnx_runtime import ModelFileError, decode_yolo, letterbox, open_session, to_blob
 
@@ -364,6 +365,44 @@ def nms(d: Detections, iou: float) -> Detections:
     return d[idx]
 
 
+PROBE_SAME_GREY = 3.0
+"""Live video: a probed spot is read again once its 16 x 16 grey thumbnail moves this many grey levels on average."""
+PROBE_SCORE = 0.5
+"""The score given a stack found by probing a spot (no stage-1 box)."""
+
+
+def _cylinder_box(camera, base_mm, height_mm: float) -> np.ndarray | None:
+    """(4,) xyxy image px around a chip stack of ``height_mm`` standing at ``base_mm``, or None off the image."""
+    from vision.chips import CHIP_DIAMETER_MM
+
+    r = CHIP_DIAMETER_MM / 2
+    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    ring = np.column_stack([base_mm[0] + r * np.cos(a), base_mm[1] + r * np.sin(a)])
+    pts = np.vstack([np.column_stack([ring, np.zeros(24)]), np.column_stack([ring, np.full(24, -height_mm)])])
+    uv = camera.project(pts)
+    if not np.isfinite(uv).all():
+        return None
+    x1, y1 = uv.min(0)
+    x2, y2 = uv.max(0)
+    if x2 < 0 or y2 < 0 or x1 >= camera.width or y1 >= camera.height:
+        return None
+    return np.array([x1, y1, x2, y2], np.float32)
+
+
+def _patch_signature(image: np.ndarray, box: np.ndarray) -> np.ndarray | None:
+    """(16, 16) float32 grey thumbnail of ``box`` in ``image``, or None where the box holds no pixels."""
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = np.clip(np.round(box).astype(int), 0, [w, h, w, h])
+    if x2 - x1 < 2 or y2 - y1 < 2:
+        return None
+    grey = cv2.cvtColor(image[y1:y2, x1:x2], cv2.COLOR_BGR2GRAY)
+    return cv2.resize(grey, (16, 16), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+STACK_SAME_MM = 20.0
+"""Two chip-stack detections whose bases lie closer than this (about a chip's radius, mm) are one stack."""
+
+
 def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
     """The betting spot (zone with a printed circle) whose centre is within ``reach_mm`` of ``point_mm``, or None."""
     best, best_d = None, reach_mm
@@ -498,9 +537,11 @@ class FrameReader:
         live: keep each crop's last reading and skip crops whose pixels did not change (video).
         settle_frames: live: a changed crop still moving is read once it holds still, or after this many
             analysed frames of motion (:meth:`Stage1Detector.detect_crops`).
-        chip_side: a chip-side model (:mod:`vision.chip_side`, e.g. ``DEFAULT_CHIP_SIDE``) to count stacks
-            from their side where the calibration shows it. Off by default: the committed model still
-            gives a wrong value for ~4 % of countable rendered stacks (``models/MODEL_CARD.md``).
+        chip_side: the chip-side model (:mod:`vision.chip_side`) that counts stacks from their side where the
+            calibration shows >= 2 px per chip (default: the committed ``models/chip_side.onnx``; None: from
+            the box's height only, which abstains on nearly every stack).
+        probe_spots: with ``chip_side``: read every countable betting spot where stage 1 found no stack
+            at the spot's centre too (stage 1 misses a stack now and then; a wager missed reads as taken).
 
     Raises:
         ModelFileError: a model is missing or corrupt.
@@ -509,7 +550,8 @@ class FrameReader:
     def __init__(self, stage1: str | Path = DEFAULT_STAGE1, reader: str | Path | None = None,
                  threads: int | None = None, tile: int = 640, px_per_mm: float = 1.0,
                  conf: float = 0.25, threshold: float | None = None, live: bool = False,
-                 chip_side: str | Path | None = None, settle_frames: int = 0) -> None:
+                 chip_side: str | Path | None = DEFAULT_CHIP_SIDE, settle_frames: int = 0,
+                 probe_spots: bool = True) -> None:
         from vision.card_reader import DEFAULT_READER, CardReader
 
         self.detector = Stage1Detector(stage1, threads=threads, conf=conf)
@@ -527,6 +569,10 @@ class FrameReader:
         self._crops: dict = {}
         self.memory: dict | None = {} if live else None  # live video: skip crops whose pixels did not change
         self._readings: dict | None = {} if live else None  # live video: indices of unchanged crops are not re-read
+        self._stack_readings: dict | None = {} if live else None  # and stacks in unchanged zones are not recounted
+        self.probe_spots = probe_spots
+        self._spot_boxes: dict = {}
+        self._probe_memory: dict | None = {} if live else None  # probed spots whose pixels did not change
         self.settle_frames = settle_frames if live else 0
 
     def crops_for(self, table: TableView | None, width: int, height: int) -> list[Crop]:
@@ -556,12 +602,93 @@ class FrameReader:
         chips = []
         chip_set = table.chip_set if table is not None else self._default_chips
         side_ok = self._side_chips is not None and sorted(chip_set, key=lambda c: c.denomination) == self._side_chips
-        for row in np.flatnonzero(dets.class_id == 2):
+        by_side: list[tuple[int, tuple[float, float], bytes]] = []
+        bases: list[tuple[float, float]] = []
+        rows = np.flatnonzero(dets.class_id == 2)
+        for row in rows[np.argsort(-dets.score[rows], kind="stable")]:
             base = None
             if table is not None and table.camera is not None:
                 base = _stack_base(table, dets.xyxy[row], None if squares is None else squares[row], Hinv)
+                # stage 1 sometimes boxes one stack twice (two crops, or a loose box and a tight one): one base
+                # is one stack, counted once
+                if any(math.dist(base, b) < STACK_SAME_MM for b in bases):
+                    continue
+                bases.append(base)
                 if side_ok and chip_geometry(table.camera, base)[0] >= MIN_PX_PER_CHIP:
-                    chips.append((int(row), self.chip_side.read(image, table.camera, base)))
+                    by_side.append((int(row), base, dets.xyxy[row].tobytes()))
                     continue
             chips.append((int(row), read_stack(image, dets.xyxy[row], chip_set, table.camera if table else None, base)))
+        if by_side:
+            chips += self._read_sides(image, table.camera, by_side)
+        if side_ok and self.probe_spots and table is not None and table.camera is not None:
+            extra, readings = self._probe_spots(image, table, bases, dets)
+            if len(extra):
+                first = len(dets)
+                dets = Detections.merge([dets, extra])
+                chips += [(first + i, r) for i, r in enumerate(readings)]
         return FrameResult(dets, cards, chips)
+
+    def _probe_spots(self, image: np.ndarray, table: TableView, bases: list, dets: Detections):
+        """Betting spots where stage 1 found no stack, read from their side at the spot's centre.
+
+        Stage 1 misses a stack now and then, and a wager missed for a second reads as taken
+        away; the chip-side model, read at the spot, says whether chips stand there.  Returns
+        (chip rows to add, their readings): only spots where a stack was counted and valued.
+        Live video: a spot whose pixels did not change keeps its last reading.
+        """
+        from vision.chip_side import SLOTS
+        from vision.chips import CHIP_THICKNESS_MM, MIN_PX_PER_CHIP, chip_geometry
+
+        cam = table.camera
+        todo, found = [], []
+        for z in table.layout.spots():
+            c = (float(z.circle.center[0]), float(z.circle.center[1]))
+            if any(math.dist(c, b) < STACK_SAME_MM + 10.0 for b in bases):
+                continue
+            key = (id(table), z.name)
+            if key not in self._spot_boxes:
+                self._spot_boxes[key] = (_cylinder_box(cam, c, SLOTS * CHIP_THICKNESS_MM),
+                                         chip_geometry(cam, c)[0] >= MIN_PX_PER_CHIP)
+            box, countable = self._spot_boxes[key]
+            if not countable or box is None:
+                continue
+            sig = _patch_signature(image, box)
+            last = self._probe_memory.get(key) if self._probe_memory is not None else None
+            if last is not None and sig is not None and float(np.abs(last[0] - sig).mean()) < PROBE_SAME_GREY:
+                found.append((z.name, c, last[1]))
+                continue
+            todo.append((z.name, c, sig, key))
+        if todo:
+            for (name, c, sig, key), reading in zip(todo, self.chip_side.read_stacks(image, cam, [t[1] for t in todo])):
+                if self._probe_memory is not None and sig is not None:
+                    self._probe_memory[key] = (sig, reading)
+                found.append((name, c, reading))
+        found = [(name, c, r) for name, c, r in found if r.value is not None and r.count]
+        if not found:
+            return Detections.empty(), []
+        boxes = np.array([_cylinder_box(cam, c, r.count * CHIP_THICKNESS_MM) for _, c, r in found], np.float32)
+        data = {}
+        for k, v in dets.data.items():  # per-row arrays must keep their shape across the merge
+            if isinstance(v, np.ndarray) and v.ndim > 1 and v.dtype != object:
+                if k == "layout_mm":
+                    data[k] = np.array([c for _, c, _ in found], v.dtype)
+                elif v.shape[1:] == (4, 2):
+                    data[k] = np.array([[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in boxes],
+                                       v.dtype)
+                else:
+                    data[k] = np.zeros((len(found),) + v.shape[1:], v.dtype)
+        extra = Detections(xyxy=boxes, class_id=np.full(len(found), 2), score=np.full(len(found), PROBE_SCORE),
+                           zone=np.array([name for name, _, _ in found], object), data=data)
+        return extra, [r for _, _, r in found]
+
+    def _read_sides(self, image: np.ndarray, camera, stacks: list) -> list:
+        """(row, reading) of stacks counted from their side, in one batch.  Live video: a stack whose box
+        stage 1 handed back unchanged (its zone's pixels did not change) keeps its last reading."""
+        cache = self._stack_readings
+        todo = [s for s in stacks if cache is None or s[2] not in cache]
+        fresh = dict(zip((s[2] for s in todo), self.chip_side.read_stacks(image, camera, [s[1] for s in todo])))
+        if cache is not None:
+            fresh.update((s[2], cache[s[2]]) for s in stacks if s[2] in cache)
+            cache.clear()
+            cache.update(fresh)
+        return [(row, fresh[key]) for row, _, key in stacks]

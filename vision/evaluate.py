@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from rules.cards import BACK, CARD_LABELS, UNREADABLE
+from vision.chip_side import DEFAULT_CHIP_SIDE
 from vision.detector import FrameReader, TableView
 
 HEIGHT_BINS = (0, 10, 14, 18, 22, 30, 40, 60, 100, 10000)
@@ -451,12 +452,13 @@ def _write_png(img: np.ndarray, path: Path) -> None:
 
 def run_eval(out: Path, data: Path | None = None, holdout: int = 40, seed: int = 9001, deck: str = "proc-caladea-std",
              log=sys.stderr, stage1: Path | None = None, reader: Path | None = None, px_per_mm: float = 1.0,
-             real: bool = True, chip_side: Path | None = None) -> dict:
+             real: bool = True, chip_side: Path | None = DEFAULT_CHIP_SIDE) -> dict:
     """Run every available set; write ``confusion.png``, ``height.png`` and ``metrics.json`` under ``out``.
 
     Args:
         px_per_mm: zone-crop resolution of the calibrated path (rendered hold-out).
         real: also run the real sets in ``data`` (each skipped with a reason where absent).
+        chip_side: the chip-side model (None: stacks valued from their box height only).
     """
     from vision.detector import DEFAULT_STAGE1
 

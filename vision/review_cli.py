@@ -14,6 +14,7 @@ from typing import Optional
 import typer
 
 from api.errors import BadInput
+from vision.chip_side import DEFAULT_CHIP_SIDE
 
 TRACKER_RISE_S = 0.15
 TRACKER_FALL_S = 0.6
@@ -42,10 +43,10 @@ def build_engine(table, fps: float, keep_rounds: int | None = None, by_position:
     return tracker, engine
 
 
-def detector_observer(table, threads: int | None = None, chip_side: Path | None = None,
+def detector_observer(table, threads: int | None = None, chip_side: Path | None = DEFAULT_CHIP_SIDE,
                       settle_frames: int = SETTLE_FRAMES):
-    """The ONNX detector as an observer for ``table`` (a :class:`calibration.table.Table`); ``chip_side``: a
-    chip-side model to count stacks from their side (:mod:`vision.chip_side`; off by default);
+    """The ONNX detector as an observer for ``table`` (a :class:`calibration.table.Table`); ``chip_side``: the
+    chip-side model that counts stacks from their side (:mod:`vision.chip_side`; None: box heights only);
     ``settle_frames``: a zone crop that changed is read once it holds still, or after this many analysed
     frames of motion (0: at once; :meth:`vision.detector.Stage1Detector.detect_crops`)."""
     from calibration.zones import ZoneMap
@@ -78,7 +79,8 @@ def oracle_observer(table):
     return OracleObserver(script_video(options))
 
 
-def observer_for(table, kind: str | None = None, threads: int | None = None, chip_side: Path | None = None,
+def observer_for(table, kind: str | None = None, threads: int | None = None,
+                 chip_side: Path | None = DEFAULT_CHIP_SIDE,
                  settle_frames: int = SETTLE_FRAMES):
     """The observer ``kind`` (``detector`` or ``oracle``; default: the table file's ``observer`` field, else
     ``detector``) for ``table`` (a :class:`calibration.table.Table`)."""
@@ -96,13 +98,13 @@ class ReviewCancelled(Exception):
 
 def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = False, analyse_fps: float = 10.0,
                     threads: int | None = None, observer: str | None = None, progress=None,
-                    chip_side: Path | None = None, settle_frames: int = SETTLE_FRAMES):
+                    chip_side: Path | None = DEFAULT_CHIP_SIDE, settle_frames: int = SETTLE_FRAMES):
     """The whole review of ``video`` into ``out`` (``pitwatch review`` without the terminal output).
 
     Args:
         video, table, out: the video file, the table file, the output folder.
         observer: ``detector`` or ``oracle`` (default: the table file's ``observer``, else ``detector``).
-        chip_side: a chip-side model for the detector (:mod:`vision.chip_side`; off by default).
+        chip_side: the chip-side model for the detector (:mod:`vision.chip_side`; None: box heights only).
         progress: called with (frames read, expected frames or None, video seconds) now and then; raising
             (e.g. :class:`ReviewCancelled`) stops the review and aborts the annotated video.
 
@@ -160,8 +162,10 @@ def review(
     analyse_fps: float = typer.Option(10.0, "--analyse-fps", help="frames analysed per second of video"),
     threads: Optional[int] = typer.Option(None, help="ONNX Runtime threads"),
     chip_side: Optional[Path] = typer.Option(None, "--chip-side", exists=True, dir_okay=False,
-                                             help="count chip stacks from their side with this model "
-                                                  "(e.g. models/chip_side.onnx; off by default)"),
+                                             help="chip-side model that counts stacks from their side "
+                                                  "(default: the committed models/chip_side.onnx)"),
+    no_chip_side: bool = typer.Option(False, "--no-chip-side",
+                                      help="value stacks from their box height only (most then abstain)"),
     settle_frames: int = typer.Option(SETTLE_FRAMES, "--settle-frames", min=0,
                                       help="a zone that changed is read once it holds still, or after this many "
                                            "analysed frames of motion (0: read at once)"),
@@ -179,7 +183,8 @@ def review(
             bar.update(task, completed=n, total=total, fps=n / max(1e-6, time.perf_counter() - t0))
 
         report, run = review_pipeline(video, table, out, no_video=no_video, analyse_fps=analyse_fps,
-                                      threads=threads, progress=progress, chip_side=chip_side,
+                                      threads=threads, progress=progress,
+                                      chip_side=None if no_chip_side else (chip_side or DEFAULT_CHIP_SIDE),
                                       settle_frames=settle_frames)
         bar.update(task, completed=run.frames_read)
     _print_summary(report, run)
@@ -225,13 +230,20 @@ def eval_review(
     observer: str = typer.Option("detector", help="detector (ONNX models on rendered pixels) or oracle "
                                                   "(the script's truth: scores the round engine alone)"),
     as_json: bool = typer.Option(False, "--json"),
-    keep: Optional[Path] = typer.Option(None, help="keep the rendered videos and reports here"),
+    keep: Optional[Path] = typer.Option(None, help="keep the rendered videos and reports here (videos already "
+                                                   "there from the same seeds and options are reviewed again)"),
     chip_side: Optional[Path] = typer.Option(None, "--chip-side", exists=True, dir_okay=False,
-                                             help="detector: count chip stacks from their side with this model"),
+                                             help="chip-side model that counts stacks from their side "
+                                                  "(default: the committed models/chip_side.onnx)"),
+    no_chip_side: bool = typer.Option(False, "--no-chip-side",
+                                      help="value stacks from their box height only (most then abstain)"),
     settle_frames: int = typer.Option(SETTLE_FRAMES, "--settle-frames", min=0,
                                       help="detector: as review's --settle-frames"),
+    size: str = typer.Option("1920x1080", "--size", help="frame size of the rendered videos, WIDTHxHEIGHT "
+                                                       "(a 4K camera shows chip stacks' sides twice as tall)"),
 ) -> None:
     """Render rounds with faults from SEEDS, review them, and score against truth.json."""
+    from datasets.round_cli import parse_size
     from datasets.rounds import RoundVideoOptions, script_video
     from vision.scoring import score_video, summarise
 
@@ -241,15 +253,17 @@ def eval_review(
         raise BadInput(f"--seeds: {exc}") from exc
     if observer not in ("detector", "oracle"):
         raise BadInput("--observer: detector or oracle")
+    width, height = parse_size(size)
     scores, timings, latencies = [], [], []
     for seed in seed_list:
-        script = script_video(RoundVideoOptions(seed=seed, fps=fps))
+        script = script_video(RoundVideoOptions(seed=seed, fps=fps, width=width, height=height))
         truth = json.loads(json.dumps(script.truth()))
         t0 = time.perf_counter()
         if observer == "oracle":
             report, lat = _oracle_review(script)
         else:
-            report, lat = _rendered_review(script, seed, keep, chip_side, settle_frames)
+            report, lat = _rendered_review(script, seed, keep, None if no_chip_side else chip_side, settle_frames,
+                                           no_chip_side)
         timings.append(time.perf_counter() - t0)
         latencies += lat
         scores.append(score_video(truth, report, str(seed)))
@@ -287,13 +301,15 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
 
 
 def _rendered_review(script, seed: int, keep: Path | None,
-                     chip_side: Path | None = None, settle_frames: int = SETTLE_FRAMES) -> tuple[dict, list[float]]:
+                     chip_side: Path | None = None, settle_frames: int = SETTLE_FRAMES,
+                     no_chip_side: bool = False) -> tuple[dict, list[float]]:
     """Render the script to a video, review it with the detector, return the report."""
     from datasets.round_cli import write_round_outputs
 
     folder = Path(keep) / f"seed{seed}" if keep else Path(tempfile.mkdtemp(prefix="pitwatch-eval-"))
     try:
-        write_round_outputs(folder, script.options)
+        if not (keep is not None and (folder / "video.mp4").is_file() and (folder / "table.yaml").is_file()):
+            write_round_outputs(folder, script.options)  # a video kept by an earlier run is reviewed again as is
         out = folder / "review"
         from typer.testing import CliRunner
 
@@ -301,7 +317,8 @@ def _rendered_review(script, seed: int, keep: Path | None,
 
         res = CliRunner().invoke(app, ["review", str(folder / "video.mp4"), "--table", str(folder / "table.yaml"),
                                        "--out", str(out), "--no-video", "--settle-frames", str(settle_frames)]
-                                 + (["--chip-side", str(chip_side)] if chip_side else []))
+                                 + (["--chip-side", str(chip_side)] if chip_side else [])
+                                 + (["--no-chip-side"] if no_chip_side else []))
         if res.exit_code != 0:
             raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}")
         report = json.loads((out / "report.json").read_text())

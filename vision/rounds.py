@@ -417,6 +417,8 @@ class RoundEngine:
         wager = s.wagers.get(kind) if s else None
         if r.clear_t is not None and ch.t_s >= r.clear_t:
             return events  # players taking their chips back after the cards were picked up
+        if ch.after is None and ch.before is not None:
+            return events  # a stack still there that could not be valued this time: nothing is known to change
         if ch.after:
             # the stack is back: an emptied reading before was a hand over it, not a collection
             r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (seat, kind)]
