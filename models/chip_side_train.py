@@ -135,6 +135,7 @@ def _strips_worker(args):
     import os
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from vision.chip_side import ARC_POINTS, SLOTS, STRIP_CHANNELS, STRIP_ROWS, sight_step_mm, stack_strips
     from vision.chips import chip_geometry, default_chip_set
 
     denominations = [c.denomination for c in default_chip_set()]
@@ -152,23 +153,18 @@ def _strips_worker(args):
             al += a
             ppcs += [ppc] * len(x)
         # felt, printed rings and cards with no stack on them are never aligned
-        from vision.chip_side import SLOTS, sight_step_mm, stack_strips
-
         spots = []
         for c in bare:  # a bare spot is searched along the line of sight like any other
             front, _ = sight_step_mm(camera, c)
             spots += [np.asarray(c) + rng.normal(0, 2.0, 2) + rng.uniform(-SEARCH_REACH_MM, SEARCH_REACH_MM) * front
                       for _ in range(3)]
         for spot in spots + [_bare_point(res, camera, truth, rng) for _ in range(2)]:
-            u = None if spot is None else camera.project([[spot[0], spot[1], 0.0]])[0]
-            if u is not None and np.isfinite(u).all() and 20 < u[0] < camera.width - 20 and 60 < u[1] < camera.height - 20:
+            if spot is not None and _in_view(camera, spot):
                 xs.append(stack_strips(res.image, camera, spot))
                 ys.append(np.zeros(SLOTS, np.int64))
                 al.append(0.0)
                 ppcs.append(chip_geometry(camera, spot)[0])
     if not xs:
-        from vision.chip_side import ARC_POINTS, SLOTS, STRIP_CHANNELS, STRIP_ROWS
-
         return (np.zeros((0, STRIP_ROWS, ARC_POINTS, STRIP_CHANNELS), np.uint8), np.zeros((0, SLOTS), np.int64),
                 np.zeros(0, np.float32), np.zeros(0, np.float32))
     return np.stack(xs), np.stack(ys), np.array(al, np.float32), np.array(ppcs, np.float32)
@@ -180,10 +176,15 @@ def _bare_point(res, camera, truth, rng, tries: int = 20):
         p = np.array([rng.uniform(100, 1800), rng.uniform(100, 900)])
         if any(np.hypot(*(p - np.asarray(b))) < 60 for b, _ in truth):
             continue
-        u = camera.project([[p[0], p[1], 0.0]])[0]
-        if np.isfinite(u).all() and 20 < u[0] < camera.width - 20 and 60 < u[1] < camera.height - 20:
+        if _in_view(camera, p):
             return p
     return None
+
+
+def _in_view(camera, point_mm) -> bool:
+    """Whether a layout point (mm) lies in the frame with room for a strip around it."""
+    u = camera.project([[point_mm[0], point_mm[1], 0.0]])[0]
+    return bool(np.isfinite(u).all() and 20 < u[0] < camera.width - 20 and 60 < u[1] < camera.height - 20)
 
 
 def make_strips(frames: int, seed: int, min_ppc: float = 1.5, workers: int = 2, log=print):

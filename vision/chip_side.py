@@ -60,6 +60,12 @@ DEFAULT_CHIP_SIDE = Path(__file__).resolve().parents[1] / "models" / "chip_side.
 """The committed chip-side model."""
 
 
+def chip_side_model(path: Path | None = None, off: bool = False) -> Path | None:
+    """The chip-side model a command asked for: ``path``, else the committed one; None with ``off``
+    (``--no-chip-side``: stacks valued from their box height only)."""
+    return None if off else (path or DEFAULT_CHIP_SIDE)
+
+
 def _arc_strip(image: np.ndarray, camera, base_mm, radius_mm: float, facing_rad: float, half_width_rad: float):
     from vision.chips import CHIP_THICKNESS_MM
 
@@ -74,8 +80,14 @@ def _arc_strip(image: np.ndarray, camera, base_mm, radius_mm: float, facing_rad:
     return cv2.remap(image, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _facing(camera, base_mm) -> float:
+def _towards_camera(camera, base_mm) -> np.ndarray:
+    """(2,) unit layout direction from ``base_mm`` towards the point under the camera."""
     front = camera.center_mm[:2] - np.asarray(base_mm, np.float64)
+    return front / max(float(np.linalg.norm(front)), 1e-6)
+
+
+def _facing(camera, base_mm) -> float:
+    front = _towards_camera(camera, base_mm)
     return float(np.arctan2(front[1], front[0]))
 
 
@@ -116,8 +128,7 @@ def sight_step_mm(camera, base_mm) -> tuple[np.ndarray, float]:
     from vision.chips import chip_geometry
 
     b = np.asarray(base_mm, np.float64)
-    front = camera.center_mm[:2] - b
-    front = front / max(float(np.linalg.norm(front)), 1e-6)
+    front = _towards_camera(camera, b)
     p = camera.project([[b[0], b[1], 0.0], [b[0] + front[0], b[1] + front[1], 0.0]])
     px_per_mm = float(np.linalg.norm(p[1] - p[0]))
     ppc = chip_geometry(camera, (float(b[0]), float(b[1])))[0]
@@ -188,20 +199,19 @@ class ChipSideReader:
         """
         from vision.chips import StackReading, chip_geometry
 
-        coarse = []
+        coarse, sight = [], []
         for base in bases_mm:
             b = np.asarray(base, np.float64)
             front, step = sight_step_mm(camera, b)
             reach = max(SEARCH_MIN_CHIPS, SEARCH_MM / max(step, 1e-6))
             offsets = np.arange(-reach, reach + 1e-9, SEARCH_STEP_CHIPS)
             coarse.append([b + o * step * front for o in offsets])
+            sight.append(0.5 * SEARCH_STEP_CHIPS * step * front)  # half a step along the line of sight, mm
         p, aligned = self._run_bases(image, camera, coarse)
         fine = []
-        for i, bases in enumerate(coarse):
-            best = int(np.argmax(aligned[i]))
-            b = bases[best]
-            front, step = sight_step_mm(camera, b)
-            fine.append([b, b + 0.5 * SEARCH_STEP_CHIPS * step * front, b - 0.5 * SEARCH_STEP_CHIPS * step * front])
+        for bases, ai, half in zip(coarse, aligned, sight):
+            b = bases[int(np.argmax(ai))]
+            fine.append([b, b + half, b - half])
         p, aligned = self._run_bases(image, camera, fine)
         out = []
         for bases, pi, ai in zip(fine, p, aligned):
@@ -214,7 +224,6 @@ class ChipSideReader:
             else:
                 out.append(reading_from_slots(pi[best], self.denominations, self.threshold, ppc))
         return out
-
 
     def _run_bases(self, image, camera, groups: list[list[np.ndarray]]) -> tuple[list, list]:
         """Per group of bases: (slot probabilities (K, SLOTS, 1 + D), alignment (K,)), all groups in one batch."""

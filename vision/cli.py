@@ -120,10 +120,10 @@ def register(app: typer.Typer) -> None:
                                           help="Value stacks from their box height only (most then abstain)."),
     ) -> None:
         """Card precision/recall, confusions, accuracy vs index height, chip recall: renders and real photos."""
-        from vision.chip_side import DEFAULT_CHIP_SIDE
+        from vision.chip_side import chip_side_model
         from vision.evaluate import run_eval
 
         result = run_eval(out=out, data=data, holdout=holdout, seed=seed, log=sys.stderr, stage1=stage1,
                           reader=reader, px_per_mm=px_per_mm, real=real,
-                          chip_side=None if no_chip_side else (chip_side or DEFAULT_CHIP_SIDE))
+                          chip_side=chip_side_model(chip_side, no_chip_side))
         print(json.dumps(result) if as_json else json.dumps(result, indent=2))

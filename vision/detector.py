@@ -643,7 +643,7 @@ class FrameReader:
         todo, found = [], []
         for z in table.layout.spots():
             c = (float(z.circle.center[0]), float(z.circle.center[1]))
-            if any(math.dist(c, b) < STACK_SAME_MM + 10.0 for b in bases):
+            if any(math.dist(c, b) < STACK_SAME_MM for b in bases):  # a stage-1 stack on a spot has its centre
                 continue
             key = (id(table), z.name)
             if key not in self._spot_boxes:
@@ -652,15 +652,16 @@ class FrameReader:
             box, countable = self._spot_boxes[key]
             if not countable or box is None:
                 continue
-            sig = _patch_signature(image, box)
-            last = self._probe_memory.get(key) if self._probe_memory is not None else None
+            live = self._probe_memory is not None
+            sig = _patch_signature(image, box) if live else None
+            last = self._probe_memory.get(key) if live else None
             if last is not None and sig is not None and float(np.abs(last[0] - sig).mean()) < PROBE_SAME_GREY:
                 found.append((z.name, c, last[1]))
                 continue
             todo.append((z.name, c, sig, key))
         if todo:
             for (name, c, sig, key), reading in zip(todo, self.chip_side.read_stacks(image, cam, [t[1] for t in todo])):
-                if self._probe_memory is not None and sig is not None:
+                if sig is not None:
                     self._probe_memory[key] = (sig, reading)
                 found.append((name, c, reading))
         found = [(name, c, r) for name, c, r in found if r.value is not None and r.count]

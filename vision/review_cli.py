@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from api.errors import BadInput
-from vision.chip_side import DEFAULT_CHIP_SIDE
+from vision.chip_side import DEFAULT_CHIP_SIDE, chip_side_model
 
 TRACKER_RISE_S = 0.15
 TRACKER_FALL_S = 0.6
@@ -184,7 +184,7 @@ def review(
 
         report, run = review_pipeline(video, table, out, no_video=no_video, analyse_fps=analyse_fps,
                                       threads=threads, progress=progress,
-                                      chip_side=None if no_chip_side else (chip_side or DEFAULT_CHIP_SIDE),
+                                      chip_side=chip_side_model(chip_side, no_chip_side),
                                       settle_frames=settle_frames)
         bar.update(task, completed=run.frames_read)
     _print_summary(report, run)
@@ -262,8 +262,8 @@ def eval_review(
         if observer == "oracle":
             report, lat = _oracle_review(script)
         else:
-            report, lat = _rendered_review(script, seed, keep, None if no_chip_side else chip_side, settle_frames,
-                                           no_chip_side)
+            report, lat = _rendered_review(script, seed, keep, chip_side_model(chip_side, no_chip_side),
+                                           settle_frames)
         timings.append(time.perf_counter() - t0)
         latencies += lat
         scores.append(score_video(truth, report, str(seed)))
@@ -301,9 +301,10 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
 
 
 def _rendered_review(script, seed: int, keep: Path | None,
-                     chip_side: Path | None = None, settle_frames: int = SETTLE_FRAMES,
-                     no_chip_side: bool = False) -> tuple[dict, list[float]]:
-    """Render the script to a video, review it with the detector, return the report."""
+                     chip_side: Path | None = DEFAULT_CHIP_SIDE,
+                     settle_frames: int = SETTLE_FRAMES) -> tuple[dict, list[float]]:
+    """Render the script to a video, review it with the detector (``chip_side``: None for box heights only),
+    return the report."""
     from datasets.round_cli import write_round_outputs
 
     folder = Path(keep) / f"seed{seed}" if keep else Path(tempfile.mkdtemp(prefix="pitwatch-eval-"))
@@ -317,8 +318,7 @@ def _rendered_review(script, seed: int, keep: Path | None,
 
         res = CliRunner().invoke(app, ["review", str(folder / "video.mp4"), "--table", str(folder / "table.yaml"),
                                        "--out", str(out), "--no-video", "--settle-frames", str(settle_frames)]
-                                 + (["--chip-side", str(chip_side)] if chip_side else [])
-                                 + (["--no-chip-side"] if no_chip_side else []))
+                                 + (["--chip-side", str(chip_side)] if chip_side else ["--no-chip-side"]))
         if res.exit_code != 0:
             raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}")
         report = json.loads((out / "report.json").read_text())
