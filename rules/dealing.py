@@ -132,6 +132,54 @@ def check_dealing_order(events: Sequence[DealEvent], seats: Sequence[int], order
     return None
 
 
+def check_observed_deal(events: Sequence[DealEvent], seats: Sequence[int], order: DealOrder,
+                        burn_expected: bool = False) -> DealingOrderViolation | None:
+    """:func:`check_dealing_order` for a deal seen by a camera, which may miss a face-down card.
+
+    A face-down card can be hidden where it lies (the hole card slid under the up card, Switch Hands'
+    second face-down pair squared on the first, a burn card in the discard rack), so a face-down step
+    that was not seen is passed over, provisionally. If that card shows up later in the deal, the
+    order was broken where it should have come: the violation is the card seen in its place
+    (Switch Hands' face-up card dealt before the last face-down one, 13:69F-2B.6(d)). The dealer's
+    hole card first seen face up (already turned over) stands for the hole card. A face-up card is
+    never passed over: a card seen where another was due is a violation at once.
+
+    Limits: a face-down card that was truly never dealt (no burn card after a new shoe, 2B.6(c))
+    cannot be told from one the camera missed, so it is not reported here.
+
+    Args and returns: as :func:`check_dealing_order` (without ``complete``).
+    """
+    expected = expected_deal_order(order, seats, burn_expected)
+    j = 0                       # next expected step
+    passed: list[int] = []      # face-down steps passed over as unseen, and not seen since
+    first_after: dict[int, int] = {}  # passed-over step -> the observed step that came in its place
+    for i, seen in enumerate(events):
+        late = next((k for k in passed if expected[k] == seen), None)
+        if late is not None:
+            step = first_after[late]
+            want = expected[late]
+            shown = events[step]
+            return DealingOrderViolation(
+                step, want, shown, _rule(order, want.recipient == "burn"),
+                f"step {step + 1}: card {_face(shown)} to {_who(shown)}, expected {_face(want)} to {_who(want)} "
+                f"(that card came later)")
+        while j < len(expected) and expected[j] != seen and not expected[j].face_up and not (
+                seen.recipient == "dealer" and expected[j].recipient == "dealer" and seen.face_up):
+            passed.append(j)
+            first_after[j] = i
+            j += 1
+        if j >= len(expected):
+            return DealingOrderViolation(i, None, seen, _rule(order, False),
+                                         f"step {i + 1}: extra card to {_who(seen)} after the deal was complete")
+        want = expected[j]
+        if seen != want and not (want.recipient == seen.recipient == "dealer" and not want.face_up):
+            return DealingOrderViolation(
+                i, want, seen, _rule(order, want.recipient == "burn" or seen.recipient == "burn"),
+                f"step {i + 1}: card {_face(seen)} to {_who(seen)}, expected {_face(want)} to {_who(want)}")
+        j += 1
+    return None
+
+
 def _who(e: DealEvent) -> str:
     if e.recipient == "dealer":
         return "the dealer"

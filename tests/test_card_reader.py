@@ -265,3 +265,31 @@ def test_a_reader_refuses_a_turn_that_is_not_a_quarter_turn():
 def test_the_committed_reader_reads_at_the_turns_it_was_calibrated_for():
     reader = CardReader(DEFAULT_READER)
     assert reader.turns == (0, 90, 180, 270) and reader.combine == "mean"
+
+
+def test_two_corners_that_read_the_same_card_pair_a_little_closer_than_the_usual_band():
+    # a card turned towards a seat at the end of the arc: its two indices 74 mm apart on the layout
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80]], [one_hot("9C"), one_hot("9C")], zone="seat6.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[594, 451], [597, 376]]))
+    assert [c.label for c in cards] == ["9C"]
+
+
+def test_a_card_back_found_on_the_picture_of_a_face_up_card_is_dropped():
+    # stage 1 saw BACK in the middle of a KD whose two corners are read
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80]], [one_hot("KD"), one_hot("KD")], zone="seat4.cards")
+    back = Detections(xyxy=np.array([[15, 20, 35, 60]], np.float32), class_id=np.array([1]), score=np.array([0.8]),
+                      zone=["seat4.cards"])
+    back.data["probs"] = np.array([None], dtype=object)
+    both = Detections.merge([d, back])
+    cards = group_cards(both, positions_mm=at_mm(both, [[837, 512], [874, 585], [856, 544]]))
+    assert [c.label for c in cards] == ["KD"]
+
+
+def test_a_card_back_beside_a_face_up_card_is_kept():
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80]], [one_hot("KD"), one_hot("KD")], zone="seat4.cards")
+    back = Detections(xyxy=np.array([[60, 20, 90, 60]], np.float32), class_id=np.array([1]), score=np.array([0.8]),
+                      zone=["seat4.cards"])
+    back.data["probs"] = np.array([None], dtype=object)
+    both = Detections.merge([d, back])
+    cards = group_cards(both, positions_mm=at_mm(both, [[837, 512], [874, 585], [930, 544]]))
+    assert sorted(c.label for c in cards) == ["BACK", "KD"]

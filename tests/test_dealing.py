@@ -1,6 +1,6 @@
 """Dealing order: Switch Hands 13:69F-2B.6(c)-(d), and the standard order of rules.md §2.6."""
 
-from rules.dealing import DealEvent, check_dealing_order, expected_deal_order
+from rules.dealing import DealEvent, check_dealing_order, check_observed_deal, expected_deal_order
 
 UP, DOWN = True, False
 
@@ -43,3 +43,50 @@ def test_incomplete_deal_is_only_a_violation_when_the_deal_is_over():
     events = expected_deal_order("standard", [1])[:2]
     assert check_dealing_order(events, [1], "standard") is None
     assert check_dealing_order(events, [1], "standard", complete=True).observed is None
+
+
+# -- the same checks on a deal seen by a camera, which may miss a face-down card ---------------------------------
+
+
+def test_camera_deal_passes_over_a_hole_card_hidden_under_the_up_card():
+    events = expected_deal_order("standard", [1, 3])[:-1]  # the hole card never seen
+    assert check_observed_deal(events, [1, 3], "standard") is None
+
+
+def test_camera_deal_takes_a_hole_card_first_seen_turned_over_as_the_hole_card():
+    events = expected_deal_order("standard", [1])[:-1] + [DealEvent("dealer", UP)]
+    assert check_observed_deal(events, [1], "standard") is None
+
+
+def test_camera_deal_passes_over_a_face_down_pair_squared_on_the_first_2b_6_d():
+    events = expected_deal_order("switch_hands", [3, 6])
+    seen = events[:2] + events[4:]  # the second face-down card of each seat lies on the first
+    assert check_observed_deal(seen, [3, 6], "switch_hands") is None
+
+
+def test_camera_deal_reports_a_face_up_card_dealt_before_the_last_face_down_one_2b_6_d():
+    events = expected_deal_order("switch_hands", [3, 6])
+    bad = events[:3] + [events[4], events[3]] + events[5:]  # 3:up before 6:down
+    v = check_observed_deal(bad, [3, 6], "switch_hands")
+    assert (v.step, v.recipient, v.rule) == (3, 3, "13:69F-2B.6(d)")
+    strict = check_dealing_order(bad, [3, 6], "switch_hands")
+    assert (v.step, v.recipient, v.expected) == (strict.step, strict.recipient, strict.expected)
+
+
+def test_camera_deal_reports_swapped_face_down_cards_on_the_first_of_them():
+    events = expected_deal_order("switch_hands", [1, 3])
+    bad = [events[1], events[0]] + events[2:]
+    v = check_observed_deal(bad, [1, 3], "switch_hands")
+    assert (v.step, v.recipient, v.expected) == (0, 3, DealEvent(1, DOWN))
+
+
+def test_camera_deal_never_passes_over_a_face_up_card():
+    events = expected_deal_order("standard", [1, 3])
+    bad = [events[0], events[2]] + events[1:2] + events[3:]  # the up card before seat 3's first card
+    v = check_observed_deal(bad, [1, 3], "standard")
+    assert (v.step, v.recipient, v.expected) == (1, "dealer", DealEvent(3, UP))
+
+
+def test_camera_deal_cannot_tell_a_missing_burn_card_from_an_unseen_one():
+    events = expected_deal_order("switch_hands", [1], burn=True)[1:]
+    assert check_observed_deal(events, [1], "switch_hands", burn_expected=True) is None

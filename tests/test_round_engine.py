@@ -248,3 +248,55 @@ def test_the_hole_card_turned_over_in_place_is_the_dealers_second_card():
     engine = _replay(seq, until=int(t * 10) + 20)
     r = engine.rounds[0] if engine.rounds else engine.current
     assert r.dealer == ["10S", "6D"] and r.hole_revealed_s is not None
+
+
+S21 = TableProfile(game="spanish21", decks=6, side_bets=["mtd"])
+
+
+def test_a_hit_after_a_hole_card_the_camera_never_saw_is_a_hit_not_a_dealing_order_break():
+    first, _ = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).deal(*first).card("seat3.cards", "9D")
+    r = t.engine.rounds[0]
+    assert t.alerts == [] and r.seats[3].hits == ["9D"] and r.dealer == ["KS", "BACK"]
+
+
+def test_spanish21_mtd_comes_due_at_an_unseen_hole_card_19_6_d():
+    first, _ = standard_deal(["KS", "7C"], "KS")
+    t = (Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+         .card("seat3.cards", "2D").chips_to("seat3.payout", 20))
+    r = t.engine.rounds[0]
+    assert r.sidebets_due_s == 5.0  # the last card seen in the deal: the hole card came right after it
+    assert r.seats[3].expected["mtd"].outcome == "win"
+    assert "mtd_settled_late" in [a[0] for a in t.alerts]  # paid after the hit
+
+
+def test_a_card_to_a_seat_whose_wager_the_camera_missed_is_dealt_in_order():
+    t = (Table().chips_to("seat3.main", 25)
+         .deal(("seat1.cards", "5H"), ("seat3.cards", "7C"), ("dealer.cards", "KS"),
+               ("seat1.cards", "2D"), ("seat3.cards", "9S")))
+    assert t.alerts == []
+
+
+def test_layout_art_read_as_a_card_in_the_dealers_zone_before_the_deal_is_no_card_and_stays_none():
+    art = ZoneChange("card_arrived", "dealer.cards", 0, 0.5, 0, 0.5, label="unreadable", position=(766.0, 333.0))
+    gone = ZoneChange("card_left", "dealer.cards", 0, 4.5, 0, 4.5, label="unreadable", position=(766.0, 333.0))
+    back = ZoneChange("card_arrived", "dealer.cards", 0, 5.5, 0, 5.5, label="unreadable", position=(767.0, 331.0))
+    t = Table().chips_to("seat3.main", 25)
+    t._feed(art)
+    t.deal(("seat3.cards", "5H"), ("dealer.cards", "KS"))
+    t.t = 4.5
+    t._feed(gone)  # the dealer's hand over it
+    t.t = 5.5
+    t._feed(back)
+    t.deal(("seat3.cards", "7C"))
+    r = t.engine.rounds[0]
+    assert r.dealer == ["KS"] and r.seats[3].dealt == ["5H", "7C"] and t.alerts == []
+
+
+def test_no_card_is_turned_over_during_the_deal_2b_6_d():
+    """Switch Hands: a face-up card landing as a face-down card's reading moves is a new card, not that one turned."""
+    sh = TableProfile(game="blackjack", decks=6, deal_order="switch_hands")
+    t = Table(sh).chips_to("seat3.main", 25).deal(("seat3.cards", "BACK"), ("seat3.cards", "BACK"))
+    t.card("seat3.cards", "BACK", "card_left")
+    t.card("seat3.cards", "JC")
+    assert t.engine.rounds[0].seats[3].dealt == ["BACK", "BACK", "JC"]

@@ -102,3 +102,48 @@ def test_a_card_read_as_two_cards_in_one_frame_stays_one_card():
             cards, points, marks = ["8H", "8H"], [tl, br], [[tl], [br]]
         changes += tracker.update(f, f / 10, {ZONE: cards}, {}, {ZONE: points}, {ZONE: marks})
     assert [(c.kind, c.label) for c in changes] == [("card_arrived", "8H")]
+
+
+def feed(frames):
+    """Feed (labels, marks) per analysed frame at 10 fps, each card's point its first mark; returns the changes."""
+    tracker = ZoneTracker([ZONE], rise_s=0.15, fall_s=0.6, by_position=True)
+    out = []
+    for f, (labels, marks) in enumerate(frames):
+        points = [m[0] for m in marks]
+        out += [(c.kind, c.label) for c in tracker.update(f, f / 10, {ZONE: labels}, {}, {ZONE: points},
+                                                          {ZONE: marks})]
+    return out
+
+
+def test_a_card_still_sliding_into_place_is_one_card():
+    """Read where it lands, then 15-30 mm further on in the next frames (further than a card is matched)."""
+    frames = [(["QS"], [[(1112.0, 516.0)]]), (["QS"], [[(1098.0, 530.0)]]), (["QS"], [[(1085.0, 545.0)]])]
+    frames += [(["QS"], [[(1058.0, 516.0), (1117.0, 563.0)]])] * 8
+    assert feed(frames) == [("card_arrived", "QS")]
+
+
+def test_two_corners_of_a_new_card_read_as_two_cards_are_one_card():
+    """In its first frames its two corner indices, 80 mm apart, are not grouped and read differently."""
+    tl, br = (1253.0, 450.0), (1334.0, 473.0)
+    frames = [(["QS", "QC"], [[tl], [br]])] * 3 + [(["QS"], [[tl, br]])] * 6
+    assert feed(frames) == [("card_arrived", "QS")]
+
+
+def test_a_corner_half_covered_by_the_next_card_and_misread_is_not_a_card():
+    """The 5D's upper corner, under the KC dealt over it, reads KH 3 mm from where it always lay."""
+    tl, br = (1253.0, 425.0), (1334.0, 446.0)
+    kc = [(1255.0, 451.0), (1334.0, 473.0)]
+    frames = [(["5D"], [[tl, br]])] * 6 + [(["KH", "5D", "KC"], [[(1251.0, 423.0)], [(1335.0, 448.0)], kc])] * 30
+    assert feed(frames) == [("card_arrived", "5D"), ("card_arrived", "KC")]
+
+
+def test_an_index_read_on_a_court_cards_picture_is_not_a_card():
+    tl, br = (1058.0, 516.0), (1117.0, 563.0)
+    frames = [(["QS"], [[tl, br]])] * 4 + [(["QS", "QC"], [[tl, br], [(1083.0, 518.0)]])] * 10
+    assert feed(frames) == [("card_arrived", "QS")]
+
+
+def test_a_face_down_card_partly_covered_by_a_card_dealt_over_it_stays_one_card():
+    """Its box centre, the visible part's, moves 13 mm when the face-up card lands over it (Switch Hands)."""
+    frames = [(["BACK"], [[(1170.0, 589.0)]])] * 6 + [(["BACK"], [[(1175.0, 601.0)]])] * 10
+    assert feed(frames) == [("card_arrived", "BACK")]

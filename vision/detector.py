@@ -78,7 +78,8 @@ def tile_crops(width: int, height: int, tile: int) -> list[Crop]:
 
 def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.0, margin_mm: float = 30.0,
                image_size: tuple[int, int] | None = None) -> list[Crop]:
-    """Rectified crops of each seat (all its zones) and of the dealer's cards.
+    """Rectified crops of each seat (all its zones), of the dealer's cards and of the discard rack (where the
+    burn card goes, 13:69F-2B.6(c)).
 
     Args:
         layout: a :class:`calibration.layout.Layout`.
@@ -88,7 +89,7 @@ def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.0, margin_mm
         image_size: (w, h) of the frame, used to drop crops entirely outside it.
 
     Returns:
-        One :class:`Crop` per seat and one for ``dealer.cards``, each a rotated
+        One :class:`Crop` per seat, one for ``dealer.cards`` and one for ``discard``, each a rotated
         rectangle of the layout (``cv2.minAreaRect`` of its zones) warped upright.
     """
     groups: dict[str, list] = {}
@@ -97,6 +98,8 @@ def zone_crops(layout, homography: np.ndarray, px_per_mm: float = 1.0, margin_mm
             groups.setdefault(f"seat{z.seat}", []).append(z)
         elif z.kind == "dealer_cards":
             groups.setdefault("dealer", []).append(z)
+        elif z.kind == "discard":
+            groups.setdefault("discard", []).append(z)
     crops = []
     H = np.asarray(homography, np.float64)
     for name, zones in groups.items():

@@ -9,13 +9,17 @@ identity, 180 degrees apart).  Indices are grouped in three steps:
 2. **Two corners of one card**: indices that agree on the card and lie a card's
    diagonal apart.  On the layout that is :data:`CORNER_PAIR_MM` (the index centres of
    a 63.5 x 88.9 mm card are ~88 mm apart on the renders; 98 % of true pairs and 0.7 % of
-   other pairs in one zone fall in it on the rendered hold-out); without a calibration,
-   :data:`CORNER_PAIR_HEIGHTS` index heights in the image.
+   other pairs in one zone fall in it on the rendered hold-out); two indices that read the same card
+   may lie :data:`SAME_CARD_PAIR_MM` apart (a card turned towards a seat at the end of the arc);
+   without a calibration, :data:`CORNER_PAIR_HEIGHTS` index heights in the image.
 3. **Marks printed inside a card**: court cards often repeat their letter and suit in
    the picture's frame.  A lone index reading the same card and lying inside a card
    whose two corners are both in view is such a mark, not another card: nothing can
    lie on that card's face while both its corners show, short of a card turned
    sideways across it (a double down), which reads differently.
+4. **A card back seen on a card's face**: stage 1 now and then finds ``BACK`` on the picture of a
+   court card. A ``BACK`` box whose centre lies inside a card whose two corners are in view is
+   dropped: a face-down card under it would show beyond the face card's edges, not in its middle.
 
 The group's probabilities are averaged (several looks at one card) before the label is chosen.
 
@@ -60,6 +64,11 @@ CORNER_PAIR_MM = (75.0, 97.0)
 pairs in this band). Widened to 65-100 mm (for real decks whose indices sit further in), the rendered hold-out lost
 2.3 points of per-card identity at index >= 20 px: other cards' corners got paired."""
 
+SAME_CARD_PAIR_MM = (68.0, 100.0)
+"""The band for two indices whose top reading is the same card. In 12 rendered round videos (1080p), 91 frames
+held two unpaired indices of one card 72-75 mm apart (cards dealt at an angle at the ends of the arc); two cards of
+one identity in one zone, a card's diagonal apart, are rarer than that in a 6-8 deck shoe."""
+
 DUPLICATE_HEIGHTS = 0.6
 CORNER_PAIR_HEIGHTS = (2.0, 9.0)
 """Without a calibration: the same bounds in index heights, in the image. On the labelled real photos
@@ -75,6 +84,20 @@ def _agree(P: np.ndarray, i: int, j: int, min_agree: float) -> bool:
 def _distance(pos: np.ndarray, unit: np.ndarray, i: int, j: int) -> float:
     """Distance between points ``i`` and ``j`` of (N, 2) ``pos`` in units of their mean ``unit``."""
     return float(np.linalg.norm(pos[i] - pos[j])) / float((unit[i] + unit[j]) / 2)
+
+
+def _inside_card(p: np.ndarray, a: np.ndarray, b: np.ndarray, along: tuple[float, float] = (0.2, 0.8),
+                 across: float = 1 / 3) -> bool:
+    """Point ``p`` lies on the card whose two corner indices are at ``a`` and ``b`` (same units): between
+    them along their diagonal (``along``: shares of its length) and within ``across`` of its length of it."""
+    axis = b - a
+    length = float(np.linalg.norm(axis))
+    if length < 1e-9:
+        return False
+    v = p - a
+    t = float(np.dot(v, axis)) / length ** 2
+    off = abs(float(axis[0] * v[1] - axis[1] * v[0])) / length
+    return along[0] <= t <= along[1] and off <= across * length
 
 
 def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.05,
@@ -134,7 +157,10 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
             if zone_of[a] != zone_of[b] and zone_of[a] and zone_of[b]:
                 continue
             d = _distance(posc, unitc, a, b)
-            if not near <= d <= far or not _agree(Pc, a, b, min_agree):
+            lo, hi = near, far
+            if positions_mm is not None and int(Pc[a].argmax()) == int(Pc[b].argmax()):
+                lo, hi = SAME_CARD_PAIR_MM
+            if not lo <= d <= hi or not _agree(Pc, a, b, min_agree):
                 continue
             pairs.append((-float((Pc[a] * Pc[b]).sum()), d, a, b))
     pairs.sort()
@@ -148,15 +174,9 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     # 3. a lone same-card index inside a card whose two corners show is a mark printed on that card
     for k in np.flatnonzero(~used):
         for g in groups:
-            a, b = g[0], g[1]
             if int(Pc[k].argmax()) != int(Pc[g].mean(0).argmax()):
                 continue
-            axis = posc[b] - posc[a]
-            length = float(np.linalg.norm(axis))
-            t = float(np.dot(posc[k] - posc[a], axis)) / max(length ** 2, 1e-9)
-            v = posc[k] - posc[a]
-            off = abs(float(axis[0] * v[1] - axis[1] * v[0])) / max(length, 1e-9)
-            if 0.1 <= t <= 0.9 and off <= 0.4 * length:
+            if _inside_card(posc[k], posc[g[0]], posc[g[1]], along=(0.1, 0.9), across=0.4):
                 g.append(int(k))
                 used[k] = True
                 break
@@ -172,7 +192,12 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         box = np.concatenate([box[:, :2].min(0), box[:, 2:].max(0)]).astype(np.float32)
         cards.append(PhysicalCard(label=label, score=float(p[k]), box=box, zone=zone_of[g[0]],
                                   members=tuple(members)))
-    for r in np.flatnonzero(dets.class_id == BACK_ID):
+    backs = np.flatnonzero(dets.class_id == BACK_ID)
+    if positions_mm is not None and len(backs):
+        back_mm = np.asarray(positions_mm, np.float64)[backs].reshape(-1, 2)
+        faces = [(posc[g[0]], posc[g[1]]) for g in groups if len(g) >= 2]
+        backs = [r for r, p in zip(backs, back_mm) if not any(_inside_card(p, a, b) for a, b in faces)]
+    for r in backs:
         cards.append(PhysicalCard(label=BACK, score=float(dets.score[r]), box=dets.xyxy[r].copy(),
                                   zone=dets.zone[r], members=(int(r),)))
     cards.sort(key=lambda pc: (float(pc.box[0]), float(pc.box[1])))

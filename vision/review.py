@@ -115,12 +115,14 @@ def _corner_marks_mm(result, card_mm: np.ndarray) -> list[list[tuple[float, floa
 
 @dataclass
 class EngineRun:
-    """What a run produced: the engine (rounds, alerts), frames read and analysed, and where it stopped."""
+    """What a run produced: the engine (rounds, alerts), frames read and analysed, the last frame read (index,
+    seconds), and where it stopped."""
 
     engine: RoundEngine
     frames_read: int = 0
     frames_analysed: int = 0
     last_t_s: float = 0.0
+    last_index: int = 0
     stopped: Stopped | None = None
     seconds: float = 0.0
     detect_seconds: float = 0.0
@@ -157,6 +159,7 @@ def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tra
         run.frames_read += 1
         last_frame = frame
         run.last_t_s = frame.t_s
+        run.last_index = frame.index
         obs = None
         events: list[Event] = []
         if frame.t_s + 1e-6 >= next_t:

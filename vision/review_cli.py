@@ -98,13 +98,16 @@ class ReviewCancelled(Exception):
 
 def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = False, analyse_fps: float = 10.0,
                     threads: int | None = None, observer: str | None = None, progress=None,
-                    chip_side: Path | None = DEFAULT_CHIP_SIDE, settle_frames: int = SETTLE_FRAMES):
+                    chip_side: Path | None = DEFAULT_CHIP_SIDE, settle_frames: int = SETTLE_FRAMES,
+                    observations: Path | None = None):
     """The whole review of ``video`` into ``out`` (``pitwatch review`` without the terminal output).
 
     Args:
         video, table, out: the video file, the table file, the output folder.
         observer: ``detector`` or ``oracle`` (default: the table file's ``observer``, else ``detector``).
         chip_side: the chip-side model for the detector (:mod:`vision.chip_side`; None: box heights only).
+        observations: also write every analysed frame's zone readings here (JSON lines,
+            :mod:`vision.observation_log`), to audit them again later without the detector.
         progress: called with (frames read, expected frames or None, video seconds) now and then; raising
             (e.g. :class:`ReviewCancelled`) stops the review and aborts the annotated video.
 
@@ -137,6 +140,12 @@ def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = Fal
                        f"{w}x{h}: wrong table file or camera")
     out.mkdir(parents=True, exist_ok=True)
     obs = observer_for(tbl, observer, threads, chip_side, settle_frames)
+    if observations is not None:
+        from vision.observation_log import RecordingObserver
+
+        obs = RecordingObserver(obs, observations, {
+            "video": video.name, "fps": source.fps, "table": tbl.id, "observer": type(obs).__name__,
+            "chip_side": None if chip_side is None else Path(chip_side).name, "settle_frames": settle_frames})
     tracker, engine = build_engine(tbl, source.fps, by_position=getattr(obs, "tracks_by_position", False))
     zmap = ZoneMap(tbl.layout, calib)
     sink = ReviewSink(out, source.fps, zone_polys=zmap.polygons_px(), annotated=not no_video)
@@ -147,8 +156,13 @@ def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = Fal
                          drift=EveryNthCheck(DriftWatch(calib, tbl.layout), DRIFT_EVERY))
     except BaseException:
         sink.abort()
+        if observations is not None:
+            obs.abort()
         raise
     sink.close()
+    if observations is not None:
+        obs.close(run.frames_read, run.last_index, run.last_t_s,
+                  None if run.stopped is None else run.stopped.to_json())
     report = build_report(video.name, source.fps, run.frames_read, tbl.id, engine, run.stopped)
     write_report(out, report, annotated=not no_video)
     return report, run
@@ -169,6 +183,9 @@ def review(
     settle_frames: int = typer.Option(SETTLE_FRAMES, "--settle-frames", min=0,
                                       help="a zone that changed is read once it holds still, or after this many "
                                            "analysed frames of motion (0: read at once)"),
+    observations: Optional[Path] = typer.Option(None, "--observations", dir_okay=False,
+                                                help="also write every analysed frame's zone readings here "
+                                                     "(JSON lines), to audit them again without the detector"),
 ) -> None:
     """Review a recorded video: report.json, report.html, evidence and annotated.mp4 in OUT."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -185,7 +202,7 @@ def review(
         report, run = review_pipeline(video, table, out, no_video=no_video, analyse_fps=analyse_fps,
                                       threads=threads, progress=progress,
                                       chip_side=chip_side_model(chip_side, no_chip_side),
-                                      settle_frames=settle_frames)
+                                      settle_frames=settle_frames, observations=observations)
         bar.update(task, completed=run.frames_read)
     _print_summary(report, run)
 
@@ -241,6 +258,10 @@ def eval_review(
                                       help="detector: as review's --settle-frames"),
     size: str = typer.Option("1920x1080", "--size", help="frame size of the rendered videos, WIDTHxHEIGHT "
                                                        "(a 4K camera shows chip stacks' sides twice as tall)"),
+    replay: bool = typer.Option(False, "--replay",
+                                help="with --keep: audit again the zone readings an earlier run kept "
+                                     "(review/observations.jsonl) instead of reading the videos again; measures "
+                                     "a change to the tracker or round engine on the same detector output"),
 ) -> None:
     """Render rounds with faults from SEEDS, review them, and score against truth.json."""
     from datasets.round_cli import parse_size
@@ -254,6 +275,8 @@ def eval_review(
     if observer not in ("detector", "oracle"):
         raise BadInput("--observer: detector or oracle")
     width, height = parse_size(size)
+    if replay and keep is None:
+        raise BadInput("--replay needs --keep DIR (the folder of an earlier run with the same seeds)")
     scores, timings, latencies = [], [], []
     for seed in seed_list:
         script = script_video(RoundVideoOptions(seed=seed, fps=fps, width=width, height=height))
@@ -261,6 +284,8 @@ def eval_review(
         t0 = time.perf_counter()
         if observer == "oracle":
             report, lat = _oracle_review(script)
+        elif replay:
+            report, lat = _replayed_review(script, Path(keep) / f"seed{seed}" / "review" / "observations.jsonl")
         else:
             report, lat = _rendered_review(script, seed, keep, chip_side_model(chip_side, no_chip_side),
                                            settle_frames)
@@ -300,6 +325,28 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
     return json.loads(json.dumps(report)), lat
 
 
+def _replayed_review(script, path: Path) -> tuple[dict, list[float]]:
+    """Audit again the zone readings a kept review wrote (no pixels read)."""
+    from vision.observation_log import ObservationLogError, read_observations, replay
+    from vision.report import build_report
+    from vision.rounds import RoundEngine
+    from vision.tracking import ZoneTracker
+
+    try:
+        log = read_observations(path)
+    except ObservationLogError as exc:
+        raise BadInput(f"--replay: {exc} (run once without --replay to keep the readings)") from exc
+    tracker = ZoneTracker([z.name for z in script.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S,
+                          by_position=bool(log.header.get("tracks_by_position")))
+    engine = RoundEngine(script.profile, script.table_id, fps=script.fps, latency_s=ENGINE_LATENCY_S)
+    for _ in replay(log, tracker, engine):
+        pass
+    frames = log.end["frames_read"] if log.end else script.frames
+    report = build_report("video.mp4", script.fps, frames, script.table_id, engine, None)
+    lat = [a.raised_t_s - a.t_s for r in engine.rounds for a in r.alerts]
+    return json.loads(json.dumps(report)), lat
+
+
 def _rendered_review(script, seed: int, keep: Path | None,
                      chip_side: Path | None = DEFAULT_CHIP_SIDE,
                      settle_frames: int = SETTLE_FRAMES) -> tuple[dict, list[float]]:
@@ -318,6 +365,7 @@ def _rendered_review(script, seed: int, keep: Path | None,
 
         res = CliRunner().invoke(app, ["review", str(folder / "video.mp4"), "--table", str(folder / "table.yaml"),
                                        "--out", str(out), "--no-video", "--settle-frames", str(settle_frames)]
+                                 + (["--observations", str(out / "observations.jsonl")] if keep is not None else [])
                                  + (["--chip-side", str(chip_side)] if chip_side else ["--no-chip-side"]))
         if res.exit_code != 0:
             raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}")

@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules.cards import BACK, UNREADABLE, parse_card
-from rules.dealing import DealEvent, check_dealing_order
+from rules.dealing import DealEvent, check_observed_deal
 from rules.bonus import bonus_wager_violations
 from rules.main_wager import main_wager_violations
 from rules.match_the_dealer import mtd_wager_violations
@@ -57,6 +57,8 @@ LATE_TOLERANCE_S = 0.6
 """A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
 PINCH_WAIT_S = 6.0
 """An emptied spot whose settling moment has not come after this long is judged as pinching."""
+FIXTURE_MM = 15.0
+"""An ``unreadable`` card this close (mm) to where layout art was once read as a card is that art again."""
 WAGERS = ("main", "mtd", "bonus")
 
 
@@ -270,6 +272,7 @@ class RoundEngine:
         self._chips: dict[str, float | None] = {}         # zone -> value after the changes processed so far
         self._cards: dict[str, list[str]] = {}            # zone -> labels present, processed so far
         self._stray: dict[str, list[str]] = {}            # zone -> labels that arrived with no wager on the layout
+        self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
         self._pending_flips: list[tuple[str, float]] = []  # (zone, t) of BACK departures awaiting a face
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._last_departure_t = 0.0
@@ -349,6 +352,10 @@ class RoundEngine:
                 self._pending_flips.append((ch.zone, ch.t_s))
             return self._card_left(ch, owner, kind)
         labels.append(ch.label)
+        if ch.label == UNREADABLE and ch.position is not None and any(
+                z == ch.zone and _within(p, ch.position, FIXTURE_MM) for z, p in self._fixtures):
+            stray.append(ch.label)  # printed layout art, seen again once a hand moved off it
+            return []
         if (self.current is None or self.current.phase in ("closing", "betting")) and isinstance(owner, int) \
                 and kind == "cards" and ch.label == BACK and self.profile.effective_deal_order != "switch_hands":
             # players' cards come face up from the shoe, except Switch Hands' first two (13:69F-2B.6(d)): a
@@ -356,17 +363,29 @@ class RoundEngine:
             # as a card back)
             stray.append(ch.label)
             return []
+        if (self.current is None or self.current.phase in ("closing", "betting")) and owner == "dealer" \
+                and ch.label in (UNREADABLE, BACK):
+            # the dealer's first card is the up card, face up (13:69F-2.6, 2B.6(d)): a face-down or unreadable
+            # card there before any player has one is printed layout art read as a card, or a card left lying
+            return self._set_aside(ch, stray)
         if (self.current is None or self.current.phase == "closing") and _is_card_zone(ch.zone) \
                 and not self._wager_on_layout():
             # cards are dealt only to spots with a wager: with none on the layout this is no round's card
             # (printed layout art read as a card, a card left lying): remembered, never dealt
-            stray.append(ch.label)
-            return []
+            return self._set_aside(ch, stray)
         if self.current is not None and ch.zone.startswith(("seat", "dealer.")):
             self.current.clear_t = None
         if self._reappeared(ch):
             return []
         return self._card_arrived(ch, owner, kind)
+
+    def _set_aside(self, ch: ZoneChange, stray: list[str]) -> list[Event]:
+        """Remember a card that is no round's card; an ``unreadable`` one is printed layout art, and its place is
+        kept so that it is never taken for a card when it shows again (the dealer's hand hides it now and then)."""
+        stray.append(ch.label)
+        if ch.label == UNREADABLE and ch.position is not None:
+            self._fixtures.append((ch.zone, ch.position))
+        return []
 
     def _card_relabelled(self, ch: ZoneChange, owner, kind: str, labels: list[str], stray: list[str]) -> list[Event]:
         """One card read anew where it lies (a position tracker's vote changed): a face-down card turned over in
@@ -571,12 +590,14 @@ class RoundEngine:
             r = self.current
         if kind == "bonus":
             return events  # a bonus winner's cards tucked under the wager: not a new card
-        # a face-down card turned over in place is not a new card
-        if ch.label != BACK and BACK in self._cards.get(ch.zone, ()) and self._take_queued_departure(ch):
+        # a face-down card turned over in place is not a new card; none is turned during the deal (a face-down
+        # card squared on another, in Switch Hands, is not turned over when the first one moves)
+        if r.phase != "deal" and ch.label != BACK and BACK in self._cards.get(ch.zone, ()) \
+                and self._take_queued_departure(ch):
             self._cards[ch.zone].remove(BACK)
             return events + self._card_turned(r, ch, owner)
         for i, (zone, t) in enumerate(self._pending_flips):
-            if zone == ch.zone and abs(ch.t_s - t) <= self.flip_window_s and ch.label != BACK:
+            if r.phase != "deal" and zone == ch.zone and abs(ch.t_s - t) <= self.flip_window_s and ch.label != BACK:
                 self._pending_flips.pop(i)
                 return events + self._card_turned(r, ch, owner)
         # a face card read anew where another reading of it just left is the same card
@@ -591,6 +612,8 @@ class RoundEngine:
             return events + self._card_turned(r, ch, owner)
         if r.phase == "betting":
             events += self._first_card(r, ch)
+        if r.phase == "deal" and self._deal_over_unseen(r, owner):
+            events += self._end_deal_unseen(r, ch)
         if r.phase == "deal":
             events += self._dealt(r, ch, owner)
         else:
@@ -714,6 +737,10 @@ class RoundEngine:
     def _wagered(self, r: RoundRecord) -> list[int]:
         return sorted(s.seat for s in r.seats.values() if s.wagers.get("main") or "main" in s.unvalued)
 
+    def _deal_seats(self, r: RoundRecord) -> list[int]:
+        """Seats in this deal: those with a main wager, and any seat dealt a card (its wager unseen)."""
+        return sorted(s.seat for s in r.seats.values() if s.wagers.get("main") or "main" in s.unvalued or s.dealt)
+
     def _dealt(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
         events: list[Event] = []
         face_up = ch.label != BACK
@@ -730,13 +757,13 @@ class RoundEngine:
         r.deal.append((DealEvent(recipient, face_up), ch.label, ch.t_s))
         events.append(Event("card_dealt", ch.t_s, ch.frame, r.index,
                             {"to": recipient, "card": ch.label, "face_up": face_up}))
-        seats = self._wagered(r)
+        seats = self._deal_seats(r)
         order = self.profile.effective_deal_order
         if seats and not any(a.type == "dealing_order" for a in r.alerts):
             burn = self.profile.expects_burn_card and self._new_shoe
             observed = [e for e, _, _ in r.deal]
             try:
-                v = check_dealing_order(observed, seats, order, burn_expected=burn)
+                v = check_observed_deal(observed, seats, order, burn_expected=burn)
             except ValueError:
                 v = None
             if v is not None:
@@ -744,19 +771,52 @@ class RoundEngine:
                 exp = v.expected.recipient if v.expected is not None else None
                 events += self._alert(r, "dealing_order", who, ch, expected=exp, observed=v.recipient,
                                       rule=v.rule, message=v.message)
-        # side bets come due once every player (and, in Spanish 21, the dealer) has two cards
-        per_seat = 4 if order == "switch_hands" else 2
+        return events + self._deal_progress(r, ch)
+
+    def _deal_progress(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
+        """Side bets come due once every player (and, in Spanish 21, the dealer) has two cards; the deal ends
+        once every player has all of them and the dealer two."""
+        events: list[Event] = []
+        seats = self._wagered(r)
         if r.sidebets_due_s is None and seats and all(len(r.seats[s].dealt) >= 2 for s in seats) and (
                 self.profile.game != "spanish21" or len(r.dealer) >= 2) and r.dealer:
             r.sidebets_due_s = ch.t_s
             events += self._side_bets_due(r, ch)
-        if seats and all(len(r.seats[s].dealt) >= per_seat for s in seats) and len(r.dealer) >= 2:
-            r.phase = "play"
-            self._new_shoe = False
-            if order == "switch_hands":
-                for s in seats:
-                    rec = r.seats[s]
-                    rec.kept = [c for c in rec.dealt[2:4]]  # until the player switches
+        # every player's two face-up cards (Switch Hands' face-down pair may lie unseen under them, 2B.6(d))
+        if seats and all(_face_up_count(r.seats[s].dealt) >= 2 for s in seats) and len(r.dealer) >= 2:
+            self._end_deal(r)
+        return events
+
+    def _end_deal(self, r: RoundRecord) -> None:
+        r.phase = "play"
+        self._new_shoe = False
+        if self.profile.effective_deal_order == "switch_hands":
+            for s in self._deal_seats(r):
+                rec = r.seats[s]
+                rec.kept = [c for c in rec.dealt if c != BACK][:2]  # the face-up pair, until the player switches
+
+    def _deal_over_unseen(self, r: RoundRecord, owner) -> bool:
+        """A card to a player who already holds both face-up cards of the deal, when every player does and the
+        dealer has the up card: this card is a hit, and whatever of the deal was not seen (the hole card slid
+        under the up card, a face-down card squared on another) was dealt out of the camera's sight."""
+        if owner == "dealer" or owner not in r.seats or not r.dealer:
+            return False
+        seats = self._deal_seats(r)
+        return owner in seats and all(_face_up_count(r.seats[s].dealt) >= 2 for s in seats)
+
+    def _end_deal_unseen(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
+        """End the deal at the last card seen in it; an unseen hole card is taken as dealt just after that card
+        (Spanish 21's side bets come due then, 13:69F-19.6(d))."""
+        last_t = r.deal[-1][2] if r.deal else ch.t_s
+        at = ZoneChange("card_arrived", "dealer.cards", self._frame_at(last_t), last_t, ch.confirmed_frame,
+                        ch.confirmed_t_s, label=BACK)
+        if len(r.dealer) == 1:
+            r.dealer.append(BACK)
+        events: list[Event] = []
+        if r.sidebets_due_s is None and self._wagered(r):
+            r.sidebets_due_s = last_t
+            events += self._side_bets_due(r, at)
+        self._end_deal(r)
         return events
 
     def _side_bets_due(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
@@ -933,6 +993,10 @@ class RoundEngine:
                       raised_t_s=self._now_t, raised_frame=self._now_frame, round_index=r.index, utc=utc)
         r.alerts.append(alert)
         return [Event("alert", ch.t_s, ch.frame, r.index, {"alert": alert})]
+
+
+def _face_up_count(cards: list[str]) -> int:
+    return sum(c != BACK for c in cards)
 
 
 def _money(v: float | int | Fraction) -> Fraction:

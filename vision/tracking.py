@@ -57,12 +57,33 @@ TRACK_MATCH_MM = 12.0
 """A reading one of whose corners lies within this distance (mm on the layout) of a corner of a track's card is
 that card. Cards fanned in a hand lie ~18 mm apart, corner to corner."""
 
+BACK_MATCH_MM = 30.0
+"""A face-down reading this close (mm) to a face-down card's centre is that card: its box centre shifts by up to
+half a card's width when a card dealt over it (Switch Hands' face-up card) hides part of it."""
+
 MARK_SAME_MM = 6.0
 """Corner readings this close (mm) are the same corner of a card."""
+
+CORNER_SAME_MM = 8.0
+"""A reading this close (mm) to a known corner of a card read elsewhere in the same frame is that corner, however it
+reads (half covered by the next card); the next card's own corner lies 18-25 mm off."""
+
+BACK_REACH_MM = 65.0
+"""An ``unreadable`` index this close (mm) to a face-down card's centre is on that card: half its diagonal, and
+some, since the centre of a face-down card partly covered is the centre of the part that shows."""
 
 UNREADABLE_WAIT_S = 0.45
 """A new card read only as ``unreadable`` is reported after this long (it may be read a frame or two later,
 once the dealer's hand is off it); the round engine holds changes 0.7 s, so the report keeps its place in order."""
+
+SAME_CARD_S = 0.3
+SAME_CARD_MM = 100.0
+"""A reading that matches no card, within this long of a card's first reading in the same zone and this close
+(mm, a card's diagonal) to it, is that card: still settling into place, or its other corner read as another
+card. Cards dealt to one spot come a pass of the deal apart (~1 s on a table of one player)."""
+
+CORNER_PAIR_MM = (68.0, 100.0)
+"""Two corner indices of one card lie this far apart on the layout (mm; as :data:`vision.grouping.SAME_CARD_PAIR_MM`)."""
 
 RELABEL_MARGIN = 2
 """A card's vote changes only when the new card leads the old by this many readings."""
@@ -83,6 +104,7 @@ class _Track:
     t_s: float
     last_t: float
     marks: list = field(default_factory=list)  # layout mm of the card's corners (or point) seen so far
+    now_marks: list = field(default_factory=list)  # the corners read in the last frame it was seen
     faces: Counter = field(default_factory=Counter)  # face readings, all time
     recent: dict = field(default_factory=lambda: {"face": 0.0, "BACK": 0.0, "unreadable": 0.0})
     seen: int = 0
@@ -110,6 +132,23 @@ class _Pending:
     frame: int
     t_s: float
     points: list = field(default_factory=list)
+
+
+def _on_face(point, tr: _Track, known: bool = False) -> bool:
+    """``point`` (mm) lies on the face of ``tr``'s card, between two of its corners a card's diagonal apart that
+    were both read this frame (so no card lies over it), or (``known``) that it is known to have."""
+    import numpy as np
+
+    from vision.grouping import _inside_card
+
+    marks = tr.marks if known else tr.now_marks
+    for i, a in enumerate(marks):
+        for b in marks[i + 1:]:
+            if CORNER_PAIR_MM[0] <= math.dist(a, b) <= CORNER_PAIR_MM[1] and _inside_card(
+                    np.asarray(point, float), np.asarray(a, float), np.asarray(b, float), along=(0.1, 0.9),
+                    across=0.4):
+                return True
+    return False
 
 
 class _StableSignal:
@@ -289,7 +328,10 @@ class ZoneTracker:
         tracks = self._tracks[zone]
         out: list[ZoneChange] = []
         free = set(range(len(tracks)))
-        pairs = sorted((min(math.dist(a, b) for a in tr.marks for b in marks[k]), i, k)
+        # a face-down card is placed by its box centre, which moves when a card dealt over it hides part of it
+        back_scale = TRACK_MATCH_MM / BACK_MATCH_MM
+        pairs = sorted((min(math.dist(a, b) for a in tr.marks for b in marks[k])
+                        * (back_scale if labels[k] == "BACK" and tr.label() == "BACK" else 1.0), i, k)
                        for i, tr in enumerate(tracks) for k in range(len(pts)))
         taken: set[int] = set()
         for d, i, k in pairs:
@@ -302,9 +344,32 @@ class ZoneTracker:
             if k in taken:
                 continue
             # a card read as two (its corners not grouped this frame) whose corners the track already knows
-            owner = next((tracks[i] for d, i, kk in pairs if kk == k and d <= TRACK_MATCH_MM and i not in free), None)
-            if owner is not None and labels[k] in (owner.label(), "unreadable"):
+            d_owner, owner = next(((d, tracks[i]) for d, i, kk in pairs
+                                   if kk == k and d <= TRACK_MATCH_MM and i not in free), (None, None))
+            if owner is not None and (labels[k] in (owner.label(), "unreadable") or d_owner <= CORNER_SAME_MM):
+                # ... or read otherwise, lying on one of its known corners: that corner half covered by the
+                # card dealt next to it and misread, not a card of its own; a second look at the card all the same
                 taken.add(k)
+                if labels[k] not in ("BACK", "unreadable"):
+                    owner.faces[labels[k]] += 1
+                continue
+            if len(marks[k]) == 1 and any(_on_face(marks[k][0], tr, labels[k] == "unreadable") for tr in tracks
+                                          if tr.last_t == t_s):
+                taken.add(k)  # a court card's picture read as an index
+                continue
+            if labels[k] == "unreadable" and any(
+                    tr.label() == "BACK" and tr.last_t == t_s and math.dist(tr.pos, marks[k][0]) <= BACK_REACH_MM
+                    for tr in tracks):
+                taken.add(k)  # the border of a face-down card read as an index
+                continue
+            young = self._young_track(tracks, marks[k], t_s)
+            if young is not None:
+                # a card's first moments: still settling, or its two corners read as two cards
+                taken.add(k)
+                if young.last_t < t_s:
+                    self._read(young, labels[k], p, marks[k], t_s)
+                else:
+                    self._vote(young, labels[k], marks[k])
                 continue
             tr = _Track(pos=tuple(p), frame=frame, t_s=t_s, last_t=t_s)
             self._read(tr, labels[k], p, marks[k], t_s)
@@ -349,19 +414,53 @@ class ZoneTracker:
         return out
 
     @staticmethod
-    def _read(tr: _Track, label: str, p, marks, t_s: float) -> None:
-        for m in marks:  # corners: a new one is remembered, a known one refined
+    def _young_track(tracks: list[_Track], marks, t_s: float) -> _Track | None:
+        """The track begun within :data:`SAME_CARD_S` that a reading matching no track belongs to, or None.
+
+        Cards to one spot come a pass of the deal apart, so a reading this soon after a card's first one is
+        that card: within :data:`SAME_CARD_MM` of where it was in the frame before (it is still settling), or a card's
+        diagonal from it in the same frame (its other corner read as another card). Two cards side by side
+        seen at once (a video that starts mid-round) lie closer than that and stay two."""
+        near = []
+        for i, tr in enumerate(tracks):
+            if t_s - tr.t_s > SAME_CARD_S + 1e-9 or not tr.marks:
+                continue
+            d = min(math.dist(a, b) for a in tr.marks for b in marks)
+            if (tr.last_t < t_s and tr.missing is None and d <= SAME_CARD_MM) or d <= TRACK_MATCH_MM or \
+                    CORNER_PAIR_MM[0] <= d <= CORNER_PAIR_MM[1]:
+                near.append((d, i))
+        return tracks[min(near)[1]] if near else None
+
+    @staticmethod
+    def _vote(tr: _Track, label: str, marks) -> None:
+        """Add one reading's corners and label to ``tr`` (a second look at it in the same frame: no presence)."""
+        for m in marks:  # corners: a known one refined (or followed, if it moved a little), a new one remembered
             near = min(range(len(tr.marks)), key=lambda j: math.dist(tr.marks[j], m), default=None)
-            if near is not None and math.dist(tr.marks[near], m) <= MARK_SAME_MM:
+            d = math.dist(tr.marks[near], m) if near is not None else math.inf
+            if d <= MARK_SAME_MM:
                 tr.marks[near] = ((tr.marks[near][0] + m[0]) / 2, (tr.marks[near][1] + m[1]) / 2)
-            elif len(tr.marks) < 4:
+            elif d <= TRACK_MATCH_MM and tr.reported is None:
+                tr.marks[near] = (float(m[0]), float(m[1]))  # still settling: follow it
+            elif d <= TRACK_MATCH_MM:
+                continue  # a confirmed card lies still: a reading that far off is another card passing over it
+            else:
+                if len(tr.marks) >= 4:
+                    tr.marks.pop(0)
                 tr.marks.append((float(m[0]), float(m[1])))
+        tr.now_marks += [(float(m[0]), float(m[1])) for m in marks]
+        if label not in ("BACK", "unreadable"):
+            tr.faces[label] += 1
+
+    @classmethod
+    def _read(cls, tr: _Track, label: str, p, marks, t_s: float) -> None:
+        if tr.reported is None and tr.marks and all(math.dist(a, b) > TRACK_MATCH_MM for a in tr.marks for b in marks):
+            tr.marks = []  # the card moved (still sliding into place): where it was is no longer where it is
+        tr.now_marks = []
         for key in tr.recent:
             tr.recent[key] *= PRESENCE_DECAY
         kind = label if label in ("BACK", "unreadable") else "face"
         tr.recent[kind] += 1.0
-        if kind == "face":
-            tr.faces[label] += 1
+        cls._vote(tr, label, marks)
         tr.pos = (0.5 * tr.pos[0] + 0.5 * float(p[0]), 0.5 * tr.pos[1] + 0.5 * float(p[1]))
         if tr.seen:  # a new track starts at 0.5
             tr.presence = PRESENCE_DECAY * tr.presence + (1 - PRESENCE_DECAY)
