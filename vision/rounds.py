@@ -57,6 +57,13 @@ LATE_TOLERANCE_S = 0.6
 """A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
 PINCH_WAIT_S = 6.0
 """An emptied spot whose settling moment has not come after this long is judged as pinching."""
+SAME_SPOT_S = 0.35
+"""Two cards arriving on one spot this close in time are one card (cards to one spot come a pass of the deal apart,
+at least ~0.8 s even with one player)."""
+FLIP_MM = 45.0
+"""A player's face-down card turned over shows its face this close (mm, card centres) to where it lay; farther off,
+a face arriving as a face-down card leaves is another card (Switch Hands: the pair not kept is taken away as the
+other is played)."""
 FIXTURE_MM = 15.0
 """An ``unreadable`` card this close (mm) to where layout art was once read as a card is that art again."""
 WAGERS = ("main", "mtd", "bonus")
@@ -148,12 +155,14 @@ class SeatRecord:
     dealt: list[str] = field(default_factory=list)       # labels in arrival order, the deal only
     dealt_at: list = field(default_factory=list)         # (x, y) mm of each dealt card where known
     kept: list[str] | None = None                        # Switch Hands: the pair kept
+    turned: tuple | None = None                          # (t, mm) of the last face-down card turned over
     hits: list[str] = field(default_factory=list)
     expected: dict[str, Any] = field(default_factory=dict)   # wager -> WagerResult
     observed_payout: dict[str, Fraction] = field(default_factory=dict)
     settled_t: dict[str, float] = field(default_factory=dict)
     settled_by: dict[str, ZoneChange] = field(default_factory=dict)
     collected: dict[str, bool] = field(default_factory=dict)
+    paid_unvalued: set[str] = field(default_factory=set)  # wagers paid with a stack that could not be valued
     payout_high: Fraction = Fraction(0)   # most the payout zone has shown: a hidden stack seen again is not paid twice
 
     @property
@@ -202,7 +211,9 @@ class RoundRecord:
                     res = s.expected.get(bet)
                     expected = None
                     outcome = "open"
-                    if res is not None:
+                    if res is not None and bet in s.unvalued:
+                        outcome = res.outcome  # the cards decide the outcome; the payout needs the wager's value
+                    elif res is not None:
                         outcome = res.outcome
                         expected = res.payout if res.payout is not None else (
                             [money_json(res.payout_min), money_json(res.payout_max)] if res.payout_min is not None
@@ -273,7 +284,7 @@ class RoundEngine:
         self._cards: dict[str, list[str]] = {}            # zone -> labels present, processed so far
         self._stray: dict[str, list[str]] = {}            # zone -> labels that arrived with no wager on the layout
         self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
-        self._pending_flips: list[tuple[str, float]] = []  # (zone, t) of BACK departures awaiting a face
+        self._pending_flips: list[tuple[str, float, tuple | None]] = []  # (zone, t, mm) of BACK departures awaiting a face
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._last_departure_t = 0.0
         self._utc0: datetime | None = None
@@ -349,7 +360,7 @@ class RoundEngine:
             if r is not None and r.first_card_s is not None and not self._cards_on_table():
                 r.clear_t, r.clear_chips = ch.t_s, dict(self._chips)
             if ch.label == BACK and kind == "cards":
-                self._pending_flips.append((ch.zone, ch.t_s))
+                self._pending_flips.append((ch.zone, ch.t_s, ch.position))
             return self._card_left(ch, owner, kind)
         labels.append(ch.label)
         if ch.label == UNREADABLE and ch.position is not None and any(
@@ -434,6 +445,8 @@ class RoundEngine:
             return events
         s = r.seats.get(seat)
         wager = s.wagers.get(kind) if s else None
+        if s is not None and kind in s.unvalued and not wager:
+            return events + self._unvalued_wager_change(r, s, kind, ch)
         if r.clear_t is not None and ch.t_s >= r.clear_t:
             return events  # players taking their chips back after the cards were picked up
         if ch.after is None and ch.before is not None:
@@ -471,6 +484,22 @@ class RoundEngine:
                                           f"${money_json(_money(wager))} -> ${money_json(_money(after))}")
         return events
 
+    def _unvalued_wager_change(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
+        """A wager seen but never valued: only its going matters (a collection, judged as for a valued wager);
+        what it grew or shrank to cannot be told."""
+        if r.clear_t is not None and ch.t_s >= r.clear_t:
+            return []
+        if ch.after:
+            r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (s.seat, kind)]
+            return []
+        if ch.after == 0 and kind not in s.settled_t:
+            due = r.sidebets_due_s if kind in SIDE_BETS else r.hole_revealed_s
+            if due is None or ch.t_s < due - DROP_TOLERANCE_S:
+                r.pending_drops.append((s.seat, kind, ch))
+                return []
+            return self._settled_by_collection(r, s, kind, ch)
+        return []
+
     def _settled_by_collection(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
         s.settled_t[kind] = ch.t_s
         s.settled_by.setdefault(kind, ch)
@@ -487,7 +516,7 @@ class RoundEngine:
             if due is not None and ch.t_s >= due - DROP_TOLERANCE_S:
                 events += self._settled_by_collection(r, s, kind, ch)
             elif due is not None or now_t - ch.t_s > PINCH_WAIT_S:
-                events += self._alert(r, "pinching", seat, ch, expected=s.wagers[kind], observed=0, wager=kind,
+                events += self._alert(r, "pinching", seat, ch, expected=s.wagers.get(kind), observed=0, wager=kind,
                                       rule=_wager_rule(self.profile, kind),
                                       message=f"seat {seat}'s {kind} wager taken off before it was settled")
             else:
@@ -497,28 +526,23 @@ class RoundEngine:
 
     def _payout_change(self, ch: ZoneChange, seat: int, before: float | None) -> list[Event]:
         r = self.current
-        if r is None or r.phase in ("betting", "closing") or (ch.after or 0) <= (before or 0):
+        if r is None or r.phase in ("betting", "closing"):
             return []
         if r.clear_t is not None and ch.t_s >= r.clear_t:
             return []
         s = r.seats.get(seat)
         if s is None:
             return []
+        if ch.after is None and not before:
+            return self._unvalued_payout(r, s, ch)
+        if (ch.after or 0) <= (before or 0):
+            return []
         now_value = _money(ch.after or 0)
         if now_value <= s.payout_high:
             return []
         amount = now_value - s.payout_high
         s.payout_high = now_value
-        # which wager this stack pays, by the order of the procedure
-        if r.hole_revealed_s is None or ch.t_s < r.hole_revealed_s:
-            target = "mtd" if s.wagers.get("mtd") else None
-        else:
-            main_res = self._main_result(r, s)
-            main_wins = main_res is None or main_res.outcome == "win"
-            if main_wins and "main" not in s.observed_payout:
-                target = "main"
-            else:
-                target = "bonus" if s.wagers.get("bonus") else "main"
+        target = self._payout_target(r, s, ch)
         if target is None:
             return []
         s.observed_payout[target] = s.observed_payout.get(target, Fraction(0)) + amount
@@ -530,6 +554,32 @@ class RoundEngine:
         if target in SIDE_BETS:
             events += self._check_payout(r, s, target, ch)
         return events
+
+    def _unvalued_payout(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange) -> list[Event]:
+        """A payout stack seen but not valued: the wager it pays is settled (its timing is checked), its amount
+        is not, and a winner is not reported as never paid."""
+        target = self._payout_target(r, s, ch)
+        if target is None or target in s.settled_t:
+            return []
+        s.settled_t[target] = ch.t_s
+        s.settled_by[target] = ch
+        s.paid_unvalued.add(target)
+        events = self._check_late(r, s, "mtd", ch) if target == "mtd" else []
+        if target in SIDE_BETS and target not in s.unvalued:
+            events += self._alert(r, "unreadable", s.seat, ch, wager=target,
+                                  message=f"seat {s.seat}'s {target} payout could not be valued from the chips: "
+                                          "its amount is not checked")
+        return events
+
+    def _payout_target(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange) -> str | None:
+        """The wager a payout stack placed now pays, by the order of the procedure (``None``: none)."""
+        if r.hole_revealed_s is None or ch.t_s < r.hole_revealed_s:
+            return "mtd" if _placed(s, "mtd") else None
+        main_res = self._main_result(r, s)
+        main_wins = main_res is None or main_res.outcome == "win"
+        if main_wins and "main" not in s.observed_payout and "main" not in s.paid_unvalued:
+            return "main"
+        return "bonus" if _placed(s, "bonus") else "main"
 
     def _main_result(self, r: RoundRecord, s: SeatRecord):
         """The main wager's outcome once the dealer's hand is complete (``None`` if the cards cannot tell)."""
@@ -547,8 +597,8 @@ class RoundEngine:
 
     def _check_payout(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
         res = s.expected.get(bet)
-        if res is None or res.outcome in ("void", "open", "none"):
-            return []
+        if res is None or res.outcome in ("void", "open", "none") or bet in s.unvalued:
+            return []  # an unvalued wager's payout cannot be checked (its first-card alert says so)
         paid = s.observed_payout.get(bet, Fraction(0))
         if res.payout_min is not None:
             lo, hi = res.payout_min, res.payout_max
@@ -590,16 +640,21 @@ class RoundEngine:
             r = self.current
         if kind == "bonus":
             return events  # a bonus winner's cards tucked under the wager: not a new card
+        if r.phase == "deal" and self._deal_over_unseen(r, owner):
+            events += self._end_deal_unseen(r, ch)
         # a face-down card turned over in place is not a new card; none is turned during the deal (a face-down
         # card squared on another, in Switch Hands, is not turned over when the first one moves)
         if r.phase != "deal" and ch.label != BACK and BACK in self._cards.get(ch.zone, ()) \
                 and self._take_queued_departure(ch):
             self._cards[ch.zone].remove(BACK)
             return events + self._card_turned(r, ch, owner)
-        for i, (zone, t) in enumerate(self._pending_flips):
-            if r.phase != "deal" and zone == ch.zone and abs(ch.t_s - t) <= self.flip_window_s and ch.label != BACK:
+        for i, (zone, t, at) in enumerate(self._pending_flips):
+            if r.phase != "deal" and zone == ch.zone and abs(ch.t_s - t) <= self.flip_window_s and ch.label != BACK \
+                    and _turned_in_place(at, ch):
                 self._pending_flips.pop(i)
                 return events + self._card_turned(r, ch, owner)
+        if r.phase != "deal" and isinstance(owner, int) and ch.label != BACK and self._pair_turning(r, owner, ch):
+            return events + self._card_turned(r, ch, owner)
         # a face card read anew where another reading of it just left is the same card
         misread = self._misread_partner(ch)
         if misread is not None:
@@ -608,17 +663,48 @@ class RoundEngine:
         # the next face card to the dealer is that card turned over (it may move while turning)
         if (owner == "dealer" and ch.label != BACK and BACK in r.dealer
                 and BACK not in self._cards.get(ch.zone, ())[:-1] and r.phase != "deal"):
-            self._pending_flips = [(z, t) for z, t in self._pending_flips if z != ch.zone]
+            self._pending_flips = [f for f in self._pending_flips if f[0] != ch.zone]
             return events + self._card_turned(r, ch, owner)
+        if self._same_card_again(r, ch, owner):
+            return events
         if r.phase == "betting":
             events += self._first_card(r, ch)
-        if r.phase == "deal" and self._deal_over_unseen(r, owner):
-            events += self._end_deal_unseen(r, ch)
         if r.phase == "deal":
             events += self._dealt(r, ch, owner)
         else:
             events += self._extra_card(r, ch, owner)
         return events
+
+    def _same_card_again(self, r: RoundRecord, ch: ZoneChange, owner) -> bool:
+        """A second arrival on one spot within :data:`SAME_SPOT_S` of the last card dealt there is that card again
+        (read as two while it settled, or the face-down pair showing around the face-up card just laid on it):
+        cards to one spot come a pass of the deal apart. A face reading replaces a face-down one (the card was
+        turned on its way from the shoe). Returns True when ``ch`` is taken as that card."""
+        last = next(((k, e, label, t) for k, (e, label, t) in reversed(list(enumerate(r.deal)))
+                     if e.recipient == owner), None)
+        if last is None or ch.t_s - last[3] > SAME_SPOT_S or ch.t_s < last[3]:
+            return False
+        k, e, label, t = last
+        if label == BACK and ch.label != BACK:
+            r.deal[k] = (DealEvent(owner, True), ch.label, t)
+            hand = r.dealer if owner == "dealer" else r.seats[owner].dealt
+            for i in range(len(hand) - 1, -1, -1):
+                if hand[i] == BACK:
+                    hand[i] = ch.label
+                    break
+        return True
+
+    def _pair_turning(self, r: RoundRecord, seat: int, ch: ZoneChange) -> bool:
+        """Switch Hands: a face showing where the player's face-down pair lies, after the deal, is a card of that
+        pair turned over (the pair kept, 2B.6(f)). The pair, squared one on the other, is seen as one face-down
+        card, and its face may show before the face-down reading is gone, so no departure is waited for."""
+        s = r.seats.get(seat)
+        if s is None or BACK not in s.dealt[:2] or ch.position is None:
+            return False
+        lying = [p for c, p in zip(s.dealt[:2], s.dealt_at[:2]) if p is not None]
+        if s.turned is not None and s.turned[1] is not None:
+            lying.append(s.turned[1])
+        return any(_within(ch.position, p, FLIP_MM) for p in lying)
 
     def _card_left(self, ch: ZoneChange, owner, kind: str) -> list[Event]:
         return []  # departures matter at pick-up, which _check_round_end reads from the zones
@@ -680,7 +766,8 @@ class RoundEngine:
     def _take_queued_departure(self, arrival: ZoneChange) -> bool:
         """Remove a queued face-down departure from the same zone close in time to ``arrival`` (a flip)."""
         return self._take_queued(lambda ch: ch.kind == "card_left" and ch.zone == arrival.zone and ch.label == BACK
-                                 and abs(ch.t_s - arrival.t_s) <= self.flip_window_s) is not None
+                                 and abs(ch.t_s - arrival.t_s) <= self.flip_window_s
+                                 and _turned_in_place(ch.position, arrival)) is not None
 
     def _take_queued(self, match) -> ZoneChange | None:
         """Take the first held change for which ``match(change)`` is true out of the queue (``None``: none)."""
@@ -781,6 +868,9 @@ class RoundEngine:
         if r.sidebets_due_s is None and seats and all(len(r.seats[s].dealt) >= 2 for s in seats) and (
                 self.profile.game != "spanish21" or len(r.dealer) >= 2) and r.dealer:
             r.sidebets_due_s = ch.t_s
+            if ch.zone == "dealer.cards" and len(r.dealer) == 2 and ch.label != BACK and len(r.deal) >= 2:
+                # the hole card first seen face up, already turned: it was dealt, unseen, after the last card before
+                r.sidebets_due_s = r.deal[-2][2]
             events += self._side_bets_due(r, ch)
         # every player's two face-up cards (Switch Hands' face-down pair may lie unseen under them, 2B.6(d))
         if seats and all(_face_up_count(r.seats[s].dealt) >= 2 for s in seats) and len(r.dealer) >= 2:
@@ -793,6 +883,11 @@ class RoundEngine:
         if self.profile.effective_deal_order == "switch_hands":
             for s in self._deal_seats(r):
                 rec = r.seats[s]
+                missing = 2 - sum(c == BACK for c in rec.dealt[:2])
+                if missing > 0 and _face_up_count(rec.dealt) >= 2:
+                    # the face-down pair was seen as one card (squared one on the other): both are there (2B.6(d))
+                    rec.dealt[:0] = [BACK] * missing
+                    rec.dealt_at[:0] = [None] * missing
                 rec.kept = [c for c in rec.dealt if c != BACK][:2]  # the face-up pair, until the player switches
 
     def _deal_over_unseen(self, r: RoundRecord, owner) -> bool:
@@ -823,7 +918,7 @@ class RoundEngine:
         """Expected side-bet outcomes, decided by the up card and each seat's first two cards."""
         events: list[Event] = []
         up_label = r.dealer[0]
-        bettors = [s for s in r.seats.values() if any(s.wagers.get(b) for b in SIDE_BETS)]
+        bettors = [s for s in r.seats.values() if any(_placed(s, b) for b in SIDE_BETS)]
         if not bettors:
             return events
         if up_label in (BACK, UNREADABLE):
@@ -843,10 +938,13 @@ class RoundEngine:
         first = s.dealt[:2]
         if not r.dealer or any(c in (BACK, UNREADABLE) for c in first + r.dealer[:1]):
             return False
-        hand = SeatHand(s.seat, tuple(parse_card(c) for c in first), {k: _money(v) for k, v in s.wagers.items() if v})
+        # a wager seen but not valued is settled at a nominal $1: its outcome is the cards', its payout unknown
+        wagers = {k: Fraction(1) for k in s.unvalued}
+        wagers.update({k: _money(v) for k, v in s.wagers.items() if v})
+        hand = SeatHand(s.seat, tuple(parse_card(c) for c in first), wagers)
         res = settle_round(self.profile, parse_card(r.dealer[0]), [hand]).seats[0]
         for bet in SIDE_BETS:
-            if s.wagers.get(bet):
+            if _placed(s, bet):
                 s.expected[bet] = res.result(bet)
         return True
 
@@ -860,6 +958,7 @@ class RoundEngine:
             return []
         s = r.seats.get(owner)
         if s is not None:
+            s.turned = (ch.t_s, ch.position)
             backs = [i for i, c in enumerate(s.dealt) if c == BACK]
             if backs:
                 # the card turned over is the face-down card lying where the face now shows
@@ -871,9 +970,10 @@ class RoundEngine:
                     i = backs[0]
                 s.dealt[i] = ch.label
             if s.kept is not None:
-                # Switch Hands: the face-down pair, turned over, is the pair kept
+                # Switch Hands: the face-down pair, both turned over, is the pair kept
                 turned = [c for c in s.dealt[:2] if c != BACK]
-                s.kept = turned[-2:] if len(turned) >= 2 else turned
+                if len(turned) == 2:
+                    s.kept = turned
         return []
 
     def _extra_card(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
@@ -933,16 +1033,17 @@ class RoundEngine:
         for s in r.seats.values():
             for bet in SIDE_BETS:
                 res = s.expected.get(bet)
-                if res is None or not s.wagers.get(bet):
+                if res is None or not _placed(s, bet):
                     continue
                 on_spot = (r.clear_chips if r.clear_t is not None else self._chips).get(f"seat{s.seat}.{bet}")
                 if res.outcome == "lose" and not s.collected.get(bet) and on_spot:
-                    events += self._alert(r, f"{bet}_not_collected", s.seat, ch, expected=s.wagers[bet], observed=0,
+                    events += self._alert(r, f"{bet}_not_collected", s.seat, ch, expected=s.wagers.get(bet), observed=0,
                                           wager=bet, rule="13:69F-2.20(e)" if bet == "bonus" else
                                           _mtd_rule(self.profile, "timing"),
                                           message=f"seat {s.seat}'s losing {bet} wager was never collected")
-                if res.outcome == "win" and bet not in s.observed_payout:
-                    expected = res.payout if res.payout is not None else res.payout_min
+                if res.outcome == "win" and bet not in s.observed_payout and bet not in s.paid_unvalued:
+                    expected = None if bet in s.unvalued else (res.payout if res.payout is not None
+                                                               else res.payout_min)
                     events += self._alert(r, f"{bet}_underpaid", s.seat, ch, expected=expected, observed=0,
                                           wager=bet, rule="13:69F-2.20(j)" if bet == "bonus" else
                                           _mtd_rule(self.profile, "odds"),
@@ -993,6 +1094,19 @@ class RoundEngine:
                       raised_t_s=self._now_t, raised_frame=self._now_frame, round_index=r.index, utc=utc)
         r.alerts.append(alert)
         return [Event("alert", ch.t_s, ch.frame, r.index, {"alert": alert})]
+
+
+def _turned_in_place(back_at: tuple | None, arrival: ZoneChange) -> bool:
+    """A face-down card that left from ``back_at`` (mm) and ``arrival``, a face, are one card turned over: the
+    dealer's hole card may move while it turns; a player's card is turned where it lies."""
+    if arrival.zone.startswith("dealer.") or back_at is None or arrival.position is None:
+        return True
+    return _within(back_at, arrival.position, FLIP_MM)
+
+
+def _placed(s: SeatRecord, bet: str) -> bool:
+    """``s`` has chips on its ``bet`` spot: valued, or seen but not valued."""
+    return bool(s.wagers.get(bet)) or bet in s.unvalued
 
 
 def _face_up_count(cards: list[str]) -> int:

@@ -33,9 +33,16 @@ def pair_rounds(truth: list[dict], got: list[dict]) -> list[tuple[dict, dict | N
     return pairs
 
 
+def _hand(cards: list[str] | None) -> list[str] | None:
+    """A seat's first two cards as a hand, in no order: the order in which a Switch Hands face-down pair,
+    squared one on the other, was dealt cannot be seen, and the side bets do not depend on it (the dealing
+    order is scored by its own alert)."""
+    return None if cards is None else sorted(cards)
+
+
 def _seat_key(s: dict) -> dict:
     # a wager the camera could not value is null: it never matches the truth's amount
-    out = {"cards": s.get("cards"),
+    out = {"cards": _hand(s.get("cards")),
            "wagers": {k: None if v is None else float(v) for k, v in s.get("wagers", {}).items()}}
     for bet in ("mtd", "bonus"):
         if bet in s:
@@ -54,7 +61,7 @@ class VideoScore:
     wrong: list = field(default_factory=list)
     up_right: int = 0            # rounds found whose dealer up card is right
     seats: int = 0               # seats in the truth's rounds
-    seat_cards_right: int = 0    # of those, first two cards right (in order)
+    seat_cards_right: int = 0    # of those, first two cards right (as a hand)
     seat_wagers_right: int = 0   # of those, every wager's amount right
     delays: list = field(default_factory=list)  # (type, s): alert raised minus the truth's decidable moment
 
@@ -89,7 +96,7 @@ def score_video(truth: dict, report: dict, video_id: str = "") -> VideoScore:
             mine = got_seats.get(s["seat"])
             score.seats += 1
             if mine is not None:
-                score.seat_cards_right += mine.get("cards") == s.get("cards")
+                score.seat_cards_right += _hand(mine.get("cards")) == _hand(s.get("cards"))
                 score.seat_wagers_right += _seat_key(mine)["wagers"] == _seat_key(s)["wagers"]
             if mine is None:
                 problems.append(f"seat {s['seat']} missing")
@@ -134,6 +141,10 @@ def summarise(scores: list[VideoScore]) -> dict:
             "alerts_true": len(true), "alerts_reported": len(got), "alerts_hit": len(hit),
             "precision": round(len(hit) / len(got), 4) if got else None,
             "recall": round(len(hit) / len(true), 4) if true else None,
+            # the same without `unreadable` (the monitor saying it could not decide, never a fault claimed)
+            "fault_precision": _share(len({a for a in hit if a[2] != "unreadable"}),
+                                      len({a for a in got if a[2] != "unreadable"})),
+            "unreadable_reported": len({a for a in got if a[2] == "unreadable"}),
             "alert_delay_s": ({"median": round(sorted(delays)[len(delays) // 2], 3), "max": max(delays),
                                "over_1s": sum(d > 1.0 for d in delays), "n": len(delays)} if delays else None),
             "by_type": dict(sorted(by_type.items())),

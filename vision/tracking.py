@@ -134,6 +134,25 @@ class _Pending:
     points: list = field(default_factory=list)
 
 
+def _stacks_kept_in_place(before: dict[str, float | None], now: dict[str, float | None]) -> dict[str, float | None]:
+    """``now`` (zone -> chip value), with a wager that seems to have jumped from its betting spot to the seat's
+    payout area since the last frame put back on its spot: the same value gone from the spot and new beside it.
+    Stage 1 now and then boxes a stack loosely (with the dealer's hand or its shadow), and the base found from a
+    loose box can lie in the payout area; a wager is never slid into the payout area (winnings are slid onto the
+    spot, between rounds, so that way round is a move)."""
+    out = dict(now)
+    for zone, value in now.items():
+        if value is None or before.get(zone) or not (zone.startswith("seat") and zone.endswith(".payout")):
+            continue
+        seat = zone.split(".", 1)[0]
+        home = next((z for z, v in before.items() if z.split(".", 1)[0] == seat and z.split(".", 1)[1] in
+                     ("main", "mtd", "bonus") and v == value and not out.get(z)), None)
+        if home is not None:
+            del out[zone]
+            out[home] = value
+    return out
+
+
 def _on_face(point, tr: _Track, known: bool = False) -> bool:
     """``point`` (mm) lies on the face of ``tr``'s card, between two of its corners a card's diagonal apart that
     were both read this frame (so no card lies over it), or (``known``) that it is known to have."""
@@ -248,6 +267,7 @@ class ZoneTracker:
         self._card_signals: dict[tuple[str, str], _StableSignal] = {}
         self._chip_signals: dict[str, _StableSignal] = {z: _StableSignal(0, rise_s, fall_s) for z in self.zones}
         self._positions: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        self._last_chips: dict[str, float | None] = {}
 
     def update(self, frame: int, t_s: float, cards: dict[str, list[str]],
                chips: dict[str, float | None],
@@ -270,6 +290,7 @@ class ZoneTracker:
             The changes confirmed by this frame, in time order.
         """
         changes: list[ZoneChange] = []
+        chips = self._last_chips = _stacks_kept_in_place(self._last_chips, chips)
         for zone in self.zones:
             labels = cards.get(zone, ())
             seen = Counter(labels)
