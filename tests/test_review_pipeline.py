@@ -93,3 +93,22 @@ def test_the_detector_counts_chips_from_their_side_unless_told_not_to():
     table = load_table(Path(__file__).resolve().parents[1] / "api" / "samples" / "round" / "table.yaml")
     assert observer_for(table, "detector").reader.chip_side is not None
     assert observer_for(table, "detector", chip_side=None).reader.chip_side is None
+
+
+def test_the_readings_a_review_keeps_give_the_same_report_when_replayed(reviewed, tmp_path):
+    from vision.observation_log import read_observations, replay
+    from vision.review_cli import review_pipeline
+
+    folder = reviewed[0]
+    (folder / "synth.json").write_text(json.dumps({"seed": 4, "rounds": 1, "fps": 10, "faults": ["mtd_underpaid"]}))
+    report, _ = review_pipeline(folder / "video.mp4", folder / "table.yaml", tmp_path / "out", no_video=True,
+                                observer="oracle", observations=tmp_path / "obs.jsonl")
+    log = read_observations(tmp_path / "obs.jsonl")
+    assert log.end is not None and log.end["frames_read"] == report["frames"]
+    table = load_table(folder / "table.yaml")
+    tracker, engine = build_engine(table, report["fps"], by_position=log.header["tracks_by_position"])
+    list(replay(log, tracker, engine))
+    again = build_report("video.mp4", report["fps"], report["frames"], table.id, engine, None)
+    strip = lambda rs: [{k: v for k, v in r.items() if k != "alerts"} | {"alerts": [(a["type"], a["seat"], a["t_s"])
+                        for a in r["alerts"]]} for r in rs]  # noqa: E731
+    assert strip(again["rounds"]) == strip(report["rounds"])

@@ -300,3 +300,52 @@ def test_no_card_is_turned_over_during_the_deal_2b_6_d():
     t.card("seat3.cards", "BACK", "card_left")
     t.card("seat3.cards", "JC")
     assert t.engine.rounds[0].seats[3].dealt == ["BACK", "BACK", "JC"]
+
+
+def test_a_losing_mtd_the_camera_cannot_value_is_still_judged_late_when_collected_after_a_hit_2_23_e():
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", None).deal(*first).deal(*hole)
+         .card("seat3.cards", "2D").chips_to("seat3.mtd", 0))
+    assert "mtd_settled_late" in [a[0] for a in t.alerts]
+    assert t.engine.rounds[0].seats[3].expected["mtd"].outcome == "lose"
+
+
+def test_a_winning_mtd_paid_with_a_stack_the_camera_cannot_value_is_not_reported_unpaid():
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).chips_to("seat3.payout", None)
+         .deal(*hole).pick_up(("seat3.cards", "KH"), ("seat3.cards", "7C"), ("dealer.cards", "KS"),
+                              ("dealer.cards", "BACK")))
+    kinds = [a[0] for a in t.alerts]
+    assert "mtd_underpaid" not in kinds and "unreadable" in kinds  # its amount cannot be checked, and it says so
+
+
+def test_a_wager_read_for_a_moment_in_its_payout_area_has_not_moved():
+    from vision.tracking import ZoneTracker
+
+    tracker = ZoneTracker(["seat2.main", "seat2.payout"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat2.main": 200}] * 5 + [{"seat2.payout": 200}] * 3 + [{"seat2.main": 200}] * 5
+    changes = [c for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert [(c.zone, c.after) for c in changes] == [("seat2.main", 200)]
+
+
+def test_winnings_slid_onto_the_spot_between_rounds_are_a_move():
+    from vision.tracking import ZoneTracker
+
+    tracker = ZoneTracker(["seat2.main", "seat2.payout"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat2.payout": 50}] * 5 + [{"seat2.main": 50}] * 10
+    changes = [c for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert ("seat2.main", 50) in [(c.zone, c.after) for c in changes]
+
+
+def test_a_card_read_twice_as_it_lands_is_dealt_once():
+    t = Table().chips_to("seat3.main", 25)
+    t.card("seat3.cards", "5H")
+    t._feed(ZoneChange("card_arrived", "seat3.cards", 0, t.t + 0.1, 0, t.t + 0.1, label="5H"))
+    t.deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    assert t.engine.rounds[0].seats[3].dealt == ["5H", "7C"] and t.alerts == []
+
+
+def test_a_hole_card_first_seen_turned_over_was_dealt_right_after_the_last_card_before_it_19_6_d():
+    first, _ = standard_deal(["KS", "7C"], "KS")
+    t = Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).card("dealer.cards", "9H")
+    assert t.engine.rounds[0].sidebets_due_s == 5.0

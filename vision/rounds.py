@@ -617,7 +617,11 @@ class RoundEngine:
                            cards=s.first_two + ([r.dealer[0]] if r.dealer and bet == "mtd" else []))
 
     def _check_late(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
-        if bet != "mtd" or r.first_extra_card_s is None or ch.t_s < r.first_extra_card_s - LATE_TOLERANCE_S:
+        # a stack's going is first seen when the hand over it may still be collecting it, so a collection seen a
+        # moment before the hit may have come after it; a payout is seen once the hand that placed it is gone,
+        # so one seen before the hit was placed before it
+        tolerance = 0.0 if ch.zone.endswith(".payout") else LATE_TOLERANCE_S
+        if bet != "mtd" or r.first_extra_card_s is None or ch.t_s < r.first_extra_card_s - tolerance:
             return []
         return self._alert(r, "mtd_settled_late", s.seat, ch, expected=None, observed=None, wager="mtd",
                            rule=_mtd_rule(self.profile, "timing"),
@@ -939,8 +943,9 @@ class RoundEngine:
         if not r.dealer or any(c in (BACK, UNREADABLE) for c in first + r.dealer[:1]):
             return False
         # a wager seen but not valued is settled at a nominal $1: its outcome is the cards', its payout unknown
-        wagers = {k: Fraction(1) for k in s.unvalued}
-        wagers.update({k: _money(v) for k, v in s.wagers.items() if v})
+        wagers = {k: _money(v) for k, v in s.wagers.items() if v}
+        nominal = max(wagers.values(), default=Fraction(1))  # never below a side bet it is compared with (19.6(b))
+        wagers.update({k: nominal for k in s.unvalued if k not in wagers})
         hand = SeatHand(s.seat, tuple(parse_card(c) for c in first), wagers)
         res = settle_round(self.profile, parse_card(r.dealer[0]), [hand]).seats[0]
         for bet in SIDE_BETS:
