@@ -1008,8 +1008,19 @@ class RoundEngine:
         """Cards lie in a seat's card or bonus zone or the dealer's: a card seen on a betting spot or a
         payout area is not one the dealer dealt (cards are dealt to the card zones), and a detector's
         phantom on a printed spot must not hold the round open."""
-        return any(len(labels) > len(self._stray.get(zone, ())) for zone, labels in self._cards.items()
-                   if _is_card_zone(zone))
+        return any(self._dealt_here(zone) for zone in self._cards if _is_card_zone(zone))
+
+    def _dealt_here(self, zone: str) -> list[str]:
+        """The cards lying in ``zone`` that are a round's, not set aside; ``unreadable`` ones aside too once the
+        dealer's hand is open (the pick-up is near): printed layout art that a card covered shows then."""
+        left = list(self._cards.get(zone, ()))
+        for label in self._stray.get(zone, ()):
+            if label in left:
+                left.remove(label)
+        r = self.current
+        if r is not None and r.hole_revealed_s is not None:
+            left = [c for c in left if c != UNREADABLE]
+        return left
 
     def _wager_on_layout(self) -> bool:
         """A main wager stands on some seat's spot (valued, or seen but not valued)."""
@@ -1029,6 +1040,11 @@ class RoundEngine:
         if not force and (self._now_t - self.latency_s) - self._last_departure_t < ROUND_END_S:
             return []
         r.pickup_done_s = self._last_departure_t
+        for zone, labels in self._cards.items():
+            # what is left is art read as a card: set aside, so its going and coming never count
+            stray = self._stray.setdefault(zone, [])
+            for label in labels[len(stray):] if _is_card_zone(zone) else []:
+                stray.append(label)
         return self._end_checks(r)
 
     def _end_checks(self, r: RoundRecord) -> list[Event]:
