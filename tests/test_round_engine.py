@@ -349,3 +349,10 @@ def test_a_hole_card_first_seen_turned_over_was_dealt_right_after_the_last_card_
     first, _ = standard_deal(["KS", "7C"], "KS")
     t = Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).card("dealer.cards", "9H")
     assert t.engine.rounds[0].sidebets_due_s == 5.0
+
+
+def test_a_side_bet_whose_seat_the_camera_saw_no_main_wager_on_never_stops_the_audit():
+    """Seat 3's main wager unseen: its match-the-dealer wager comes due with one card seen; it is unreadable."""
+    t = Table().chips_to("seat3.mtd", 5).chips_to("seat4.main", 25)
+    t.deal(("seat3.cards", "5H"), ("seat4.cards", "9C"), ("dealer.cards", "KS"), ("seat4.cards", "7D"))
+    assert ("unreadable", 3, None, None) in t.alerts

@@ -368,7 +368,7 @@ def _rendered_review(script, seed: int, keep: Path | None,
                                  + (["--observations", str(out / "observations.jsonl")] if keep is not None else [])
                                  + (["--chip-side", str(chip_side)] if chip_side else ["--no-chip-side"]))
         if res.exit_code != 0:
-            raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}")
+            raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}") from res.exception
         report = json.loads((out / "report.json").read_text())
         lat = [a.get("raised_t_s", a["t_s"]) - a["t_s"] for r in report["rounds"] for a in r["alerts"]]
         return report, lat

@@ -939,15 +939,18 @@ class RoundEngine:
 
     def _expect_side_bets(self, r: RoundRecord, s: SeatRecord) -> bool:
         """Set ``s.expected`` for its side bets from the up card and its first two cards; False if unreadable."""
-        first = s.dealt[:2]
-        if not r.dealer or any(c in (BACK, UNREADABLE) for c in first + r.dealer[:1]):
-            return False
+        first = s.first_two
+        if not r.dealer or len(first) != 2 or any(c in (BACK, UNREADABLE) for c in first + r.dealer[:1]):
+            return False  # two cards not seen (a seat whose main wager the camera missed may have had none)
         # a wager seen but not valued is settled at a nominal $1: its outcome is the cards', its payout unknown
         wagers = {k: _money(v) for k, v in s.wagers.items() if v}
         nominal = max(wagers.values(), default=Fraction(1))  # never below a side bet it is compared with (19.6(b))
         wagers.update({k: nominal for k in s.unvalued if k not in wagers})
-        hand = SeatHand(s.seat, tuple(parse_card(c) for c in first), wagers)
-        res = settle_round(self.profile, parse_card(r.dealer[0]), [hand]).seats[0]
+        try:
+            hand = SeatHand(s.seat, tuple(parse_card(c) for c in first), wagers)
+            res = settle_round(self.profile, parse_card(r.dealer[0]), [hand]).seats[0]
+        except ValueError:
+            return False  # wagers the rules cannot settle as seen (a side bet whose main wager was not seen)
         for bet in SIDE_BETS:
             if _placed(s, bet):
                 s.expected[bet] = res.result(bet)
