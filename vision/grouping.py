@@ -86,7 +86,7 @@ def _distance(pos: np.ndarray, unit: np.ndarray, i: int, j: int) -> float:
     return float(np.linalg.norm(pos[i] - pos[j])) / float((unit[i] + unit[j]) / 2)
 
 
-def _inside_card(p: np.ndarray, a: np.ndarray, b: np.ndarray, along: tuple[float, float] = (0.2, 0.8),
+def inside_card(p: np.ndarray, a: np.ndarray, b: np.ndarray, along: tuple[float, float] = (0.2, 0.8),
                  across: float = 1 / 3) -> bool:
     """Point ``p`` lies on the card whose two corner indices are at ``a`` and ``b`` (same units): between
     them along their diagonal (``along``: shares of its length) and within ``across`` of its length of it."""
@@ -176,7 +176,7 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         for g in groups:
             if int(Pc[k].argmax()) != int(Pc[g].mean(0).argmax()):
                 continue
-            if _inside_card(posc[k], posc[g[0]], posc[g[1]], along=(0.1, 0.9), across=0.4):
+            if inside_card(posc[k], posc[g[0]], posc[g[1]], along=(0.1, 0.9), across=0.4):
                 g.append(int(k))
                 used[k] = True
                 break
@@ -196,7 +196,7 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     if positions_mm is not None and len(backs):
         back_mm = np.asarray(positions_mm, np.float64)[backs].reshape(-1, 2)
         faces = [(posc[g[0]], posc[g[1]]) for g in groups if len(g) >= 2]
-        backs = [r for r, p in zip(backs, back_mm) if not any(_inside_card(p, a, b) for a, b in faces)]
+        backs = [r for r, p in zip(backs, back_mm) if not any(inside_card(p, a, b) for a, b in faces)]
     for r in backs:
         cards.append(PhysicalCard(label=BACK, score=float(dets.score[r]), box=dets.xyxy[r].copy(),
                                   zone=dets.zone[r], members=(int(r),)))
