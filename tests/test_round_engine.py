@@ -356,3 +356,14 @@ def test_a_side_bet_whose_seat_the_camera_saw_no_main_wager_on_never_stops_the_a
     t = Table().chips_to("seat3.mtd", 5).chips_to("seat4.main", 25)
     t.deal(("seat3.cards", "5H"), ("seat4.cards", "9C"), ("dealer.cards", "KS"), ("seat4.cards", "7D"))
     assert ("unreadable", 3, None, None) in t.alerts
+
+
+def test_a_bonus_paid_beside_the_main_payout_where_the_two_cannot_be_counted_is_not_reported_unpaid():
+    """The $75 main payout is counted; the bonus stack placed touching it makes one stack nobody can count."""
+    t = (Table().chips_to("seat3.main", 50).chips_to("seat3.bonus", 1)
+         .deal(("seat3.cards", "AS"), ("dealer.cards", "2C"), ("seat3.cards", "JH"), ("dealer.cards", "BACK")))
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D")
+    t.chips_to("seat3.payout", 75).chips_to("seat3.payout", None)
+    t.pick_up(("seat3.cards", "AS"), ("seat3.cards", "JH"), ("dealer.cards", "2C"), ("dealer.cards", "9D"))
+    kinds = [a[0] for a in t.alerts]
+    assert "bonus_underpaid" not in kinds and ("unreadable", 3) in [a[:2] for a in t.alerts]

@@ -533,7 +533,9 @@ class RoundEngine:
         s = r.seats.get(seat)
         if s is None:
             return []
-        if ch.after is None and not before:
+        if ch.after is None:
+            # a stack seen but not valued: placed alone, or beside one already counted (touching, the two are
+            # read as one stack that cannot be counted): the next wager is paid, by an unknown amount
             return self._unvalued_payout(r, s, ch)
         if (ch.after or 0) <= (before or 0):
             return []
