@@ -21,3 +21,18 @@ def test_a_wager_the_camera_could_not_value_scores_as_wrong_not_as_a_crash():
     s = summarise([score_video(TRUTH, got)])
     assert s["round_accuracy"] == 0.0
     assert s["up_card_accuracy"] == 1.0 and s["seat_first_two_accuracy"] == 1.0 and s["seat_wagers_accuracy"] == 0.0
+
+
+def test_a_switch_hands_pair_is_scored_as_a_hand_whatever_order_it_was_turned_in():
+    from vision.scoring import _hand
+
+    assert _hand(["KH", "8C"]) == _hand(["8C", "KH"]) and _hand(None) is None
+
+
+def test_replaying_kept_readings_needs_the_folder_they_were_kept_in():
+    from typer.testing import CliRunner
+
+    from api.cli import app
+
+    res = CliRunner().invoke(app, ["eval", "review", "--seeds", "1", "--replay"])
+    assert res.exit_code != 0 and "--replay needs --keep" in str(res.exception)
