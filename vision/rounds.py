@@ -438,7 +438,7 @@ class RoundEngine:
         if r is None or r.phase == "closing":
             if r is not None:
                 events += self._close_round(ch.t_s, complete=True)
-            if ch.after:
+            if ch.after or ch.after is None:  # a stack placed, valued or not
                 events += self._open_round(ch.t_s, ch.frame)
             return events
         if r.phase == "betting":
