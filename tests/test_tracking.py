@@ -147,3 +147,15 @@ def test_a_face_down_card_partly_covered_by_a_card_dealt_over_it_stays_one_card(
     """Its box centre, the visible part's, moves 13 mm when the face-up card lands over it (Switch Hands)."""
     frames = [(["BACK"], [[(1170.0, 589.0)]])] * 6 + [(["BACK"], [[(1175.0, 601.0)]])] * 10
     assert feed(frames) == [("card_arrived", "BACK")]
+
+
+def test_the_last_cards_picked_up_leave_even_when_frames_with_no_card_come_without_positions():
+    """A detector frame with no card anywhere has no positions to give: the zone still empties."""
+    tracker = ZoneTracker([ZONE], rise_s=0.15, fall_s=0.6, by_position=True)
+    changes = []
+    for f in range(20):
+        if f < 6:
+            changes += tracker.update(f, f / 10, {ZONE: ["7H"]}, {}, {ZONE: [HERE]})
+        else:
+            changes += tracker.update(f, f / 10, {}, {}, None)
+    assert [(c.kind, c.label) for c in changes] == [("card_arrived", "7H"), ("card_left", "7H")]

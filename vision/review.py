@@ -71,13 +71,15 @@ class DetectorObserver:
         result = self.reader(frame.image, self.table)
         obs = Observation()
         card_boxes = np.array([c.box for c in result.cards], np.float32).reshape(-1, 4)
-        if self.zone_map is None or not len(card_boxes):
+        if self.zone_map is None:
             card_zones, card_mm = [c.zone for c in result.cards], None
+        elif not len(card_boxes):
+            card_zones, card_mm = [], np.zeros((0, 2))
         else:
             card_zones, card_mm = self.zone_map.place_boxes(card_boxes, "card")
         marks = None
         if card_mm is not None:
-            obs.card_points, obs.card_marks = {}, {}
+            obs.card_points, obs.card_marks = {}, {}  # placed on the layout, even when there is no card at all
             marks = _corner_marks_mm(result, card_mm)
         for i, (c, zone) in enumerate(zip(result.cards, card_zones)):
             obs.boxes.append((c.label, np.asarray(c.box, np.float32), (60, 220, 255)))

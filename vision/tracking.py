@@ -309,7 +309,9 @@ class ZoneTracker:
             seen = Counter(labels)
             pts = (card_points or {}).get(zone)
             state = self.state[zone]
-            if self.by_position and card_points is not None and (pts is None or len(pts) == len(labels)):
+            # a zone with nothing on it ages its cards whether or not the frame came with positions (a detector
+            # frame with no card anywhere has none): the last cards picked up must leave
+            if self.by_position and (not labels or card_points is not None and (pts is None or len(pts) == len(labels))):
                 marks = (card_marks or {}).get(zone)
                 if marks is None or len(marks) != len(labels):
                     marks = [[tuple(p)] for p in (pts or [])]
