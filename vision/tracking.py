@@ -103,7 +103,9 @@ SAME_CARD_MM = 100.0
 card. Cards dealt to one spot come a pass of the deal apart (~1 s on a table of one player)."""
 
 RELABEL_MARGIN = 2
-"""A card's vote changes only when the new card leads the old by this many readings."""
+RELABEL_SHARE = 0.25
+"""A card's vote changes only when the new card leads the old by this many readings, and by this share of the
+old one's: after hundreds of readings, a few dozen of a half-covered corner do not turn the card."""
 
 PRESENCE_DECAY = 0.8
 PRESENCE_TO_CONFIRM = 0.7
@@ -137,7 +139,8 @@ class _Track:
             return "BACK"
         if self.faces:
             best, n = self.faces.most_common(1)[0]
-            if self.reported in self.faces and self.faces[self.reported] + RELABEL_MARGIN > n:
+            held = self.faces.get(self.reported, 0) if self.reported in self.faces else None
+            if held is not None and n < held + max(RELABEL_MARGIN, RELABEL_SHARE * held):
                 return self.reported  # hysteresis: near ties keep the card as reported
             return best
         return "BACK" if r["BACK"] > 0 and r["BACK"] >= r["face"] else "unreadable"
