@@ -159,3 +159,11 @@ def test_the_last_cards_picked_up_leave_even_when_frames_with_no_card_come_witho
         else:
             changes += tracker.update(f, f / 10, {}, {}, None)
     assert [(c.kind, c.label) for c in changes] == [("card_arrived", "7H"), ("card_left", "7H")]
+
+
+def test_a_stack_that_cannot_be_valued_hidden_for_a_moment_has_not_gone():
+    """Unvalued (None) to nothing is a departure: it waits fall_s like any other, not rise_s."""
+    tracker = ZoneTracker(["seat2.main"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat2.main": None}] * 6 + [{}] * 4 + [{"seat2.main": None}] * 6
+    changes = [c for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert [(c.before, c.after) for c in changes] == [(0, None)]

@@ -205,7 +205,7 @@ class _StableSignal:
             # a reading that flickers between two new values restarts the clock only when it changes again
             self._pending = _Pending(reading, frame, t_s, list(points or []))
             return None
-        rising = _as_number(reading) > _as_number(self.value)
+        rising = _is_rise(self.value, reading)
         wait = self.rise_s if rising else self.fall_s
         if t_s - self._pending.t_s + 1e-9 >= wait:
             old, first = self.value, self._pending
@@ -234,6 +234,20 @@ def _changed_points(known: list, now: list, arrived: bool) -> list:
         else:
             out.append(q)
     return out
+
+
+def _is_rise(old: object, new: object) -> bool:
+    """Whether a reading going from ``old`` to ``new`` is confirmed as quickly as an arrival (``rise_s``) rather
+    than as a departure (``fall_s``). ``None`` is something there that could not be valued: a stack going from
+    unvalued to nothing has gone (a hand hides it for a moment as often as it takes it); one whose value becomes
+    known, or a card count that grows, has arrived."""
+    if new == 0:
+        return False
+    if old == 0 or old is None:
+        return True
+    if new is None:
+        return False
+    return _as_number(new) > _as_number(old)
 
 
 def _as_number(v: object) -> float:
