@@ -367,3 +367,17 @@ def test_a_bonus_paid_beside_the_main_payout_where_the_two_cannot_be_counted_is_
     t.pick_up(("seat3.cards", "AS"), ("seat3.cards", "JH"), ("dealer.cards", "2C"), ("dealer.cards", "9D"))
     kinds = [a[0] for a in t.alerts]
     assert "bonus_underpaid" not in kinds and ("unreadable", 3) in [a[:2] for a in t.alerts]
+
+
+SH = TableProfile(game="blackjack", decks=6, deal_order="switch_hands")
+
+
+def test_switch_hands_face_down_pair_never_seen_is_the_pair_kept_when_the_face_up_pair_goes_2b_6_f():
+    """The face-down pair lay squared under the face-up cards, unseen; the face-up pair is taken away and two faces
+    show: the player kept the face-down pair."""
+    t = Table(SH).chips_to("seat3.main", 25)
+    t.deal(("seat3.cards", "5D"), ("dealer.cards", "3C"), ("seat3.cards", "5S"), ("dealer.cards", "BACK"))
+    t.card("seat3.cards", "5D", "card_left").card("seat3.cards", "5S", "card_left")
+    t.card("seat3.cards", "KD").card("seat3.cards", "7D")
+    s = t.engine.rounds[0].seats[3]
+    assert sorted(s.first_two) == ["7D", "KD"] and s.hits == []

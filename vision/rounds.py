@@ -705,7 +705,13 @@ class RoundEngine:
         pair turned over (the pair kept, 2B.6(f)). The pair, squared one on the other, is seen as one face-down
         card, and its face may show before the face-down reading is gone, so no departure is waited for."""
         s = r.seats.get(seat)
-        if s is None or BACK not in s.dealt[:2] or ch.position is None:
+        if s is None or BACK not in s.dealt[:2]:
+            return False
+        if (s.kept and not s.hits
+                and not any(c in self._cards.get(f"seat{seat}.cards", ()) for c in s.kept)):
+            # before any hit, the face-up pair gone from the layout: the face-down pair is the one kept (2B.6(f))
+            return True
+        if ch.position is None:
             return False
         lying = [p for c, p in zip(s.dealt[:2], s.dealt_at[:2]) if p is not None]
         if s.turned is not None and s.turned[1] is not None:
