@@ -167,3 +167,11 @@ def test_a_stack_that_cannot_be_valued_hidden_for_a_moment_has_not_gone():
     frames = [{"seat2.main": None}] * 6 + [{}] * 4 + [{"seat2.main": None}] * 6
     changes = [c for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
     assert [(c.before, c.after) for c in changes] == [(0, None)]
+
+
+def test_printed_art_read_once_as_a_card_stays_unreadable():
+    """Layout text read unreadable frame after frame, and once as 5H while a card passed over it."""
+    frames = [(["unreadable"], [HERE])] * 8 + [(["5H"], [HERE])] + [(["unreadable"], [HERE])] * 20
+    changes, tracker = run(frames)
+    assert [c for c in changes if c[0] == "card_relabelled"] == []
+    assert tracker.state[ZONE].cards == {"unreadable": 1}

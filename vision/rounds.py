@@ -1023,13 +1023,15 @@ class RoundEngine:
 
     def _dealt_here(self, zone: str) -> list[str]:
         """The cards lying in ``zone`` that are a round's, not set aside; ``unreadable`` ones aside too once the
-        dealer's hand is open (the pick-up is near): printed layout art that a card covered shows then."""
+        dealer's hand is open or cards have begun to leave (the pick-up): printed layout art that a card covered
+        shows then."""
         left = list(self._cards.get(zone, ()))
         for label in self._stray.get(zone, ()):
             if label in left:
                 left.remove(label)
         r = self.current
-        if r is not None and r.hole_revealed_s is not None:
+        if r is not None and (r.hole_revealed_s is not None or (
+                r.first_card_s is not None and self._last_departure_t > r.first_card_s)):
             left = [c for c in left if c != UNREADABLE]
         return left
 

@@ -88,6 +88,11 @@ CORNER_SAME_MM = 8.0
 """A reading this close (mm) to a known corner of a card read elsewhere in the same frame is that corner, however it
 reads (half covered by the next card); the next card's own corner lies 18-25 mm off."""
 
+ART_FACES = 3
+ART_SHARE = 0.2
+"""A card read as a face fewer than :data:`ART_FACES` times in all, and in under :data:`ART_SHARE` of its readings,
+is ``unreadable``: one face reading lent by a card passing over printed art does not make the art that card."""
+
 BACK_REACH_MM = 65.0
 """An ``unreadable`` index this close (mm) to a face-down card's centre is on that card: half its diagonal, and
 some, since the centre of a face-down card partly covered is the centre of the part that shows."""
@@ -132,12 +137,18 @@ class _Track:
     missing: tuple[int, float] | None = None  # (frame, t) first analysed frame without it
     presence: float = 0.5
 
+    def _art(self) -> bool:
+        """Read unreadable nearly always, and as a card only a couple of times: printed layout art (or a felt
+        mark) that a card passing over it lent a reading, not a card."""
+        faces = sum(self.faces.values())
+        return faces < ART_FACES and faces < ART_SHARE * self.seen
+
     def label(self) -> str:
         """The card as voted: face down when mostly seen so lately, else the face vote, else unreadable."""
         r = self.recent
         if r["BACK"] > r["face"] and r["BACK"] >= r["unreadable"] * 0.5:
             return "BACK"
-        if self.faces:
+        if self.faces and not self._art():
             best, n = self.faces.most_common(1)[0]
             held = self.faces.get(self.reported, 0) if self.reported in self.faces else None
             if held is not None and n < held + max(RELABEL_MARGIN, RELABEL_SHARE * held):
