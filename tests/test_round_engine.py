@@ -381,3 +381,18 @@ def test_switch_hands_face_down_pair_never_seen_is_the_pair_kept_when_the_face_u
     t.card("seat3.cards", "KD").card("seat3.cards", "7D")
     s = t.engine.rounds[0].seats[3]
     assert sorted(s.first_two) == ["7D", "KD"] and s.hits == []
+
+
+def test_a_winning_bonus_hidden_while_its_cards_are_put_under_it_is_not_collected_2_20_f():
+    """The winner's cards go under the bonus wager until it is paid after the round; the dealer's hand hides the
+    stack meanwhile. Its payout, after the cards are picked up, is still its payout."""
+    t = (Table().chips_to("seat3.main", 50).chips_to("seat3.bonus", 1)
+         .deal(("seat3.cards", "AS"), ("dealer.cards", "2C"), ("seat3.cards", "JH"), ("dealer.cards", "BACK")))
+    t.chips_to("seat3.bonus", 0)
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D")
+    t.chips_to("seat3.payout", 75).chips_to("seat3.bonus", 1)
+    t.card("seat3.cards", "AS", "card_left").card("seat3.cards", "JH", "card_left")
+    t.card("dealer.cards", "2C", "card_left").card("dealer.cards", "9D", "card_left")
+    t.chips_to("seat3.payout", 100)  # $25 for a $1 bonus that pays 15 to 1
+    t.pick_up()
+    assert [a[:4] for a in t.alerts] == [("bonus_overpaid", 3, 15, 25)]

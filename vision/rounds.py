@@ -462,6 +462,10 @@ class RoundEngine:
                                       message=f"chips placed on seat {seat}'s {kind} wager after the first card")
             return events
         settled = kind in s.settled_t
+        if after == 0 and not settled and kind == "bonus" and self._bonus_unpaid(s):
+            # a winning bonus stays until paid after the round, the winner's cards put under it (2.20(f)): the
+            # dealer's hand doing so hides it for a while; gone for good and never paid, the end check says so
+            return events
         if after == 0 and not settled:
             # an emptied spot is a settlement if it comes with (or just before) the moment that
             # settles it: judged when that moment is known, or as pinching when it never comes
@@ -528,11 +532,11 @@ class RoundEngine:
         r = self.current
         if r is None or r.phase in ("betting", "closing"):
             return []
-        if r.clear_t is not None and ch.t_s >= r.clear_t:
-            return []
         s = r.seats.get(seat)
         if s is None:
             return []
+        if r.clear_t is not None and ch.t_s >= r.clear_t and not self._bonus_unpaid(s):
+            return []  # chips beside a spot once the cards are gone are the player's, but for a bonus still due
         if ch.after is None:
             # a stack seen but not valued: placed alone, or beside one already counted (touching, the two are
             # read as one stack that cannot be counted): the next wager is paid, by an unknown amount
@@ -1047,7 +1051,7 @@ class RoundEngine:
         r = self.current
         if r is None or r.phase in ("betting", "closing") or r.first_card_s is None:
             return []
-        if self._cards_on_table() or self._card_arrival_held():
+        if self._cards_on_table() or self._card_arrival_held() or (not force and self._bonus_awaiting_payout(r)):
             return []
         # all cards picked up, for long enough that a hand hiding the last ones would have moved on
         if not force and (self._now_t - self.latency_s) - self._last_departure_t < ROUND_END_S:
@@ -1059,6 +1063,18 @@ class RoundEngine:
             for label in labels[len(stray):] if _is_card_zone(zone) else []:
                 stray.append(label)
         return self._end_checks(r)
+
+    def _bonus_awaiting_payout(self, r: RoundRecord) -> bool:
+        """A winning blackjack bonus not yet paid whose wager still stands on its spot: it is paid after the round,
+        with the winner's cards under the wager until then (2.20(f)), cards the camera may not see there."""
+        return any(self._bonus_unpaid(s) and self._chips.get(f"seat{s.seat}.bonus") != 0
+                   and f"seat{s.seat}.bonus" in self._chips for s in r.seats.values())
+
+    @staticmethod
+    def _bonus_unpaid(s: SeatRecord) -> bool:
+        res = s.expected.get("bonus")
+        return (res is not None and res.outcome == "win" and "bonus" not in s.observed_payout
+                and "bonus" not in s.paid_unvalued)
 
     def _end_checks(self, r: RoundRecord) -> list[Event]:
         """After pick-up: losing side bets never collected, winners never paid (2.23(e), 2.20(e))."""
