@@ -274,22 +274,20 @@ def test_two_corners_that_read_the_same_card_pair_a_little_closer_than_the_usual
     assert [c.label for c in cards] == ["9C"]
 
 
-def test_a_card_back_found_on_the_picture_of_a_face_up_card_is_dropped():
-    # stage 1 saw BACK in the middle of a KD whose two corners are read
+def kd_and_a_back(back_mm) -> list[str]:
+    """A KD with both corners read (at 837,512 and 874,585 mm) and a stage-1 BACK box centred at ``back_mm``: the
+    labels of the physical cards grouped."""
     d = corners([[0, 0, 10, 20], [40, 60, 50, 80]], [one_hot("KD"), one_hot("KD")], zone="seat4.cards")
     back = Detections(xyxy=np.array([[15, 20, 35, 60]], np.float32), class_id=np.array([1]), score=np.array([0.8]),
                       zone=["seat4.cards"])
     back.data["probs"] = np.array([None], dtype=object)
     both = Detections.merge([d, back])
-    cards = group_cards(both, positions_mm=at_mm(both, [[837, 512], [874, 585], [856, 544]]))
-    assert [c.label for c in cards] == ["KD"]
+    return sorted(c.label for c in group_cards(both, positions_mm=at_mm(both, [[837, 512], [874, 585], back_mm])))
+
+
+def test_a_card_back_found_on_the_picture_of_a_face_up_card_is_dropped():
+    assert kd_and_a_back([856, 544]) == ["KD"]  # stage 1 saw BACK in the middle of the KD
 
 
 def test_a_card_back_beside_a_face_up_card_is_kept():
-    d = corners([[0, 0, 10, 20], [40, 60, 50, 80]], [one_hot("KD"), one_hot("KD")], zone="seat4.cards")
-    back = Detections(xyxy=np.array([[60, 20, 90, 60]], np.float32), class_id=np.array([1]), score=np.array([0.8]),
-                      zone=["seat4.cards"])
-    back.data["probs"] = np.array([None], dtype=object)
-    both = Detections.merge([d, back])
-    cards = group_cards(both, positions_mm=at_mm(both, [[837, 512], [874, 585], [930, 544]]))
-    assert sorted(c.label for c in cards) == ["BACK", "KD"]
+    assert kd_and_a_back([930, 544]) == ["BACK", "KD"]
