@@ -396,3 +396,21 @@ def test_a_winning_bonus_hidden_while_its_cards_are_put_under_it_is_not_collecte
     t.chips_to("seat3.payout", 100)  # $25 for a $1 bonus that pays 15 to 1
     t.pick_up()
     assert [a[:4] for a in t.alerts] == [("bonus_overpaid", 3, 15, 25)]
+
+
+def test_a_card_seen_on_the_dealers_spot_before_every_player_has_a_card_is_not_the_up_card():
+    """Layout text read `unreadable` in the dealer's zone, confirmed after the first player's card came."""
+    t = Table().chips_to("seat1.main", 25).chips_to("seat3.main", 25)
+    t.card("seat1.cards", "5H")
+    t._feed(ZoneChange("card_arrived", "dealer.cards", 0, t.t - 0.3, 0, t.t + 0.5, label="unreadable",
+                       position=(766.0, 333.0)))
+    t.deal(("seat3.cards", "7H"), ("dealer.cards", "2C"))
+    r = t.engine.rounds[0]
+    assert r.dealer == ["2C"] and t.alerts == []
+
+
+def test_a_card_past_the_deals_length_is_play_not_a_dealing_order_break():
+    """The hole card seen unreadable, then a card read twice: the deal has all its cards; the next is a hit."""
+    first, _ = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).deal(*first, ("dealer.cards", "unreadable")).card("dealer.cards", "6H")
+    assert [a[0] for a in t.alerts] == []

@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules.cards import BACK, UNREADABLE, parse_card
-from rules.dealing import DealEvent, check_observed_deal
+from rules.dealing import DealEvent, check_observed_deal, expected_deal_order
 from rules.bonus import bonus_wager_violations
 from rules.main_wager import main_wager_violations
 from rules.match_the_dealer import mtd_wager_violations
@@ -374,8 +374,7 @@ class RoundEngine:
             # as a card back)
             stray.append(ch.label)
             return []
-        if (self.current is None or self.current.phase in ("closing", "betting")) and owner == "dealer" \
-                and ch.label in (UNREADABLE, BACK):
+        if owner == "dealer" and ch.label in (UNREADABLE, BACK) and not self._players_have_first_cards(ch.t_s):
             # the dealer's first card is the up card, face up (13:69F-2.6, 2B.6(d)): a face-down or unreadable
             # card there before any player has one is printed layout art read as a card, or a card left lying
             return self._set_aside(ch, stray)
@@ -389,6 +388,15 @@ class RoundEngine:
         if self._reappeared(ch):
             return []
         return self._card_arrived(ch, owner, kind)
+
+    def _players_have_first_cards(self, t_s: float) -> bool:
+        """Every wagered player of the round in play had a card by ``t_s`` (before that, the dealer gets none)."""
+        r = self.current
+        if r is None or r.phase in ("closing", "betting"):
+            return False
+        seats = self._wagered(r)
+        firsts = {e.recipient: t for e, _, t in r.deal if isinstance(e.recipient, int)}
+        return bool(seats) and all(s in firsts and firsts[s] <= t_s for s in seats)
 
     def _set_aside(self, ch: ZoneChange, stray: list[str]) -> list[Event]:
         """Remember a card that is no round's card; an ``unreadable`` one is printed layout art, and its place is
@@ -650,7 +658,7 @@ class RoundEngine:
             r = self.current
         if kind == "bonus":
             return events  # a bonus winner's cards tucked under the wager: not a new card
-        if r.phase == "deal" and self._deal_over_unseen(r, owner):
+        if r.phase == "deal" and (self._deal_over_unseen(r, owner) or self._deal_full(r)):
             events += self._end_deal_unseen(r, ch)
         # a face-down card turned over in place is not a new card; none is turned during the deal (a face-down
         # card squared on another, in Switch Hands, is not turned over when the first one moves)
@@ -692,8 +700,8 @@ class RoundEngine:
         turned on its way from the shoe). Returns True when ``ch`` is taken as that card."""
         last = next(((k, e, label, t) for k, (e, label, t) in reversed(list(enumerate(r.deal)))
                      if e.recipient == owner), None)
-        if last is None or ch.t_s - last[3] > SAME_SPOT_S or ch.t_s < last[3]:
-            return False
+        if last is None or abs(ch.t_s - last[3]) > SAME_SPOT_S:
+            return False  # (an arrival seen just before it, confirmed later, is the same card: read unreadable)
         k, e, label, t = last
         if label == BACK and ch.label != BACK:
             r.deal[k] = (DealEvent(owner, True), ch.label, t)
@@ -914,6 +922,15 @@ class RoundEngine:
             return False
         seats = self._deal_seats(r)
         return owner in seats and all(_face_up_count(r.seats[s].dealt) >= 2 for s in seats)
+
+    def _deal_full(self, r: RoundRecord) -> bool:
+        """As many cards seen in the deal as it has (a card read twice, a player seen with one card): the next card
+        is play, not an extra card of the deal."""
+        seats = self._deal_seats(r)
+        if not seats or len(r.dealer) < 2:
+            return False
+        burn = self.profile.expects_burn_card and self._new_shoe
+        return len(r.deal) >= len(expected_deal_order(self.profile.effective_deal_order, seats, burn))
 
     def _end_deal_unseen(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
         """End the deal at the last card seen in it; an unseen hole card is taken as dealt just after that card
