@@ -115,3 +115,13 @@ def test_a_calibration_for_another_layout_is_refused():
     cam = PinholeCamera.looking_at((950, 500), 20, 0)
     with pytest.raises(ValueError, match="layout"):
         ZoneMap(LAYOUT, CalibrationResult(cam.homography(), (1920, 1080), "switch-hands-7"))
+
+
+def test_a_stack_whose_base_lies_within_a_chip_radius_outside_a_spot_still_stands_on_it():
+    """A loose box puts the fitted base just outside the spot; a stack that far out still overlaps the spot."""
+    cam, zm = _zone_map(30, 0)
+    spot = LAYOUT.zone("seat4.main").circle
+    near = np.array([[spot.center[0] + spot.radius + 15.0, spot.center[1]]])  # towards the seat's right: bare felt
+    far = np.array([[spot.center[0] + spot.radius + 60.0, spot.center[1]]])
+    assert zm.zone_of_mm(near, CHIP_RADIUS_MM) == ["seat4.main"]
+    assert zm.zone_of_mm(far, CHIP_RADIUS_MM) != ["seat4.main"]
