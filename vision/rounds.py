@@ -21,6 +21,12 @@ Payout attribution: the dealer pays each winning wager with its own stack in the
 seat's payout zone, in the order the procedure prescribes: match-the-dealer right
 after the deal (before the dealer's hole card is turned), then the main wager once
 the dealer's hand is complete, then the blackjack bonus after the round (2.20(f)).
+
+What a camera cannot see is not taken for a fault: a face-down card hidden where it lies (the hole card under the
+up card, Switch Hands' squared pair, the burn card) is passed over by the deal-order check
+(:func:`rules.dealing.check_observed_deal`) and the deal ends at the first hit without it; a wager or payout seen
+but not valued is still audited for what the cards and the timing decide (outcome, collected or not, late or
+not, paid or not), with an ``unreadable`` alert for the amount; printed layout art read as a card is set aside.
 """
 
 from __future__ import annotations
