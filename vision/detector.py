@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -416,9 +416,13 @@ def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
     return best
 
 
-def _stack_base(table, xyxy: np.ndarray, square: np.ndarray | None, Hinv: np.ndarray) -> tuple[float, float]:
-    """A guess of a chip stack's base on the layout, mm: the betting spot's centre where the stack is on one
-    (wagers are placed there), else the centre of its box in the seat's rectified crop."""
+def _stack_base(table, xyxy: np.ndarray, square: np.ndarray | None, Hinv: np.ndarray):
+    """A guess of a chip stack's base on the layout: ((x, y) mm, the betting spot's zone name or None).
+
+    The base is the betting spot's centre where the stack is on one (wagers are placed there), else the centre
+    of its box in the seat's rectified crop.  The spot is worked out from a point half the box's width above its
+    bottom edge, which is the middle of a loose box too: stage 1 sometimes boxes a wager with the printed ring
+    around it, and a stack fitted to such a box stands on the ring's near side, in the next zone."""
     if square is not None:
         centre = np.asarray(square, np.float64).mean(0)
     else:
@@ -427,7 +431,9 @@ def _stack_base(table, xyxy: np.ndarray, square: np.ndarray | None, Hinv: np.nda
     p = cv2.perspectiveTransform(np.array([[centre]], np.float64), Hinv)[0, 0]
     base = (float(p[0]), float(p[1]))
     spot = _spot_of(table.layout, base)
-    return (float(spot.circle.center[0]), float(spot.circle.center[1])) if spot is not None else base
+    if spot is None:
+        return base, None
+    return (float(spot.circle.center[0]), float(spot.circle.center[1])), spot.name
 
 
 # --- the whole detection: stage 1, stage 2, grouping, chips ------------------------------------------
@@ -502,11 +508,13 @@ def pose_from_homography(H: np.ndarray, K: np.ndarray | None, image_size) -> obj
 
 @dataclass
 class FrameResult:
-    """The whole detection of one frame: ``dets`` (every row), ``cards`` (physical cards), ``chips`` (stacks)."""
+    """The whole detection of one frame: ``dets`` (every row), ``cards`` (physical cards), ``chips`` (stacks),
+    and ``stack_spots``: chip row -> the betting spot (zone name) the stack was read standing on, where it was."""
 
     dets: Detections
     cards: list
     chips: list
+    stack_spots: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The contract's ``cards`` and ``chips`` lists (boxes rounded to 0.1 px)."""
@@ -607,16 +615,19 @@ class FrameReader:
         side_ok = self._side_chips is not None and sorted(chip_set, key=lambda c: c.denomination) == self._side_chips
         by_side: list[tuple[int, tuple[float, float], bytes]] = []
         bases: list[tuple[float, float]] = []
+        spots: dict[int, str] = {}
         rows = np.flatnonzero(dets.class_id == 2)
         for row in rows[np.argsort(-dets.score[rows], kind="stable")]:
             base = None
             if table is not None and table.camera is not None:
-                base = _stack_base(table, dets.xyxy[row], None if squares is None else squares[row], Hinv)
+                base, spot = _stack_base(table, dets.xyxy[row], None if squares is None else squares[row], Hinv)
                 # stage 1 sometimes boxes one stack twice (two crops, or a loose box and a tight one): one base
                 # is one stack, counted once
                 if any(math.dist(base, b) < STACK_SAME_MM for b in bases):
                     continue
                 bases.append(base)
+                if spot is not None:
+                    spots[int(row)] = spot
                 if side_ok and chip_geometry(table.camera, base)[0] >= MIN_PX_PER_CHIP:
                     by_side.append((int(row), base, dets.xyxy[row].tobytes()))
                     continue
@@ -629,7 +640,8 @@ class FrameReader:
                 first = len(dets)
                 dets = Detections.merge([dets, extra])
                 chips += [(first + i, r) for i, r in enumerate(readings)]
-        return FrameResult(dets, cards, chips)
+                spots.update((first + i, str(name)) for i, name in enumerate(extra.zone))
+        return FrameResult(dets, cards, chips, spots)
 
     def _probe_spots(self, image: np.ndarray, table: TableView, bases: list, dets: Detections):
         """Betting spots where stage 1 found no stack, read from their side at the spot's centre.

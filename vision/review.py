@@ -92,6 +92,9 @@ class DetectorObserver:
         chip_boxes = result.dets.xyxy[rows] if rows else np.zeros((0, 4), np.float32)
         chip_zones = ([result.dets.zone[r] for r in rows] if self.zone_map is None or not rows
                       else self.zone_map.zone_of_boxes(chip_boxes, "chip"))
+        # a stack the detector read standing on a betting spot is that spot's wager, whatever its box
+        spots = getattr(result, "stack_spots", None) or {}
+        chip_zones = [spots.get(r, z) for r, z in zip(rows, chip_zones)]
         for (row, reading), zone in zip(result.chips, chip_zones):
             value = getattr(reading, "value", None)
             obs.boxes.append((f"${value}" if value is not None else "chips?", result.dets.xyxy[row], (80, 255, 80)))

@@ -1,0 +1,52 @@
+"""A wager boxed together with the printed ring around its betting spot is still that spot's wager."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+
+from calibration.camera import PinholeCamera
+from calibration.homography import CalibrationResult
+from calibration.layout import builtin_layout
+from calibration.zones import ZoneMap
+from vision.chips import StackReading
+from vision.detections import Detections
+from vision.detector import FrameResult, _stack_base
+from vision.review import DetectorObserver
+
+LAYOUT = builtin_layout("blackjack-7-mtd-bonus")
+CAM = PinholeCamera.looking_at((950, 500), 30.0, 0.0, 3840, 2160, 3400, 1800, 0.0)
+ZONES = ZoneMap(LAYOUT, CalibrationResult(CAM.homography(), (3840, 2160), LAYOUT.id))
+
+
+def _ring_box(zone: str, margin_mm: float = 12.0) -> np.ndarray:
+    """(4,) xyxy px around a betting spot's printed ring and a short stack standing in it."""
+    c, r = LAYOUT.zone(zone).circle.center, LAYOUT.zone(zone).circle.radius + margin_mm
+    a = np.linspace(0, 2 * math.pi, 72, endpoint=False)
+    uv = CAM.project(np.column_stack([c[0] + r * np.cos(a), c[1] + r * np.sin(a), np.zeros(len(a))]))
+    top = CAM.project([[c[0], c[1], -15.0]])
+    uv = np.vstack([uv, top])
+    return np.r_[uv.min(axis=0), uv.max(axis=0)]
+
+
+def test_a_box_around_the_ring_fits_a_stack_outside_the_spot():
+    # why the detector's spot is needed: a stack fitted to the loose box stands on the ring's near side
+    assert ZONES.zone_of_boxes([_ring_box("seat2.main")], "chip") != ["seat2.main"]
+
+
+def test_the_detector_reads_a_box_around_the_ring_as_standing_on_the_spot():
+    table = SimpleNamespace(layout=LAYOUT)
+    base, spot = _stack_base(table, _ring_box("seat2.main"), None, np.linalg.inv(CAM.homography()))
+    assert spot == "seat2.main"
+    assert np.allclose(base, LAYOUT.zone("seat2.main").circle.center)
+
+
+def test_the_observer_puts_a_stack_read_on_a_spot_on_that_spot():
+    dets = Detections(xyxy=_ring_box("seat2.main")[None].astype(np.float32), class_id=np.array([2]),
+                      score=np.array([0.5], np.float32), zone=np.array(["seat2.main"], object))
+    result = FrameResult(dets, [], [(0, StackReading(4, 40, []))], {0: "seat2.main"})
+    observer = DetectorObserver(lambda image, table: result, None, ZONES)
+    obs = observer.observe(SimpleNamespace(image=None))
+    assert obs.chips == {"seat2.main": 40}
