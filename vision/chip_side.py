@@ -160,7 +160,7 @@ class ChipSideReader:
     """
 
     def __init__(self, model: str | Path = DEFAULT_CHIP_SIDE, threads: int | None = None,
-                 threshold: float = 0.9) -> None:
+                 threshold: float = 0.85) -> None:
         from vision.onnx_runtime import ModelFileError, open_session
 
         self.session = open_session(model, threads=threads)
