@@ -170,6 +170,18 @@ def test_a_card_seen_on_a_betting_spot_does_not_hold_the_round_open():
     assert t.engine.rounds[0].pickup_done_s is not None
 
 
+def test_a_bonus_spot_uncovered_mid_round_does_not_hold_the_round_open():
+    """A bonus winner's cards lie face up under the wager (2.20(f)): a face-down "card" on a bonus spot, the printed
+    spot showing once its wager is collected, neither holds the round open nor opens a new one."""
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 5).deal(*first).deal(*hole)
+    t.chips_to("seat3.bonus", 0).card("seat3.bonus", "BACK")
+    for zone, label in [("seat3.cards", "5H"), ("seat3.cards", "7C"), ("dealer.cards", "KS"), ("dealer.cards", "BACK")]:
+        t.card(zone, label, "card_left")
+    t.engine.step(int((t.t + 3) * 10), t.t + 3, [])
+    assert len(t.engine.rounds) == 1 and t.engine.rounds[0].pickup_done_s is not None
+
+
 def test_a_card_seen_before_any_wager_is_placed_is_no_rounds_card():
     """Cards are dealt only to spots with a wager: one seen on a bare layout (printed art read as a card) opens no
     round and does not keep the next round from ending."""
@@ -414,3 +426,13 @@ def test_a_card_past_the_deals_length_is_play_not_a_dealing_order_break():
     first, _ = standard_deal(["5H", "7C"], "KS")
     t = Table().chips_to("seat3.main", 25).deal(*first, ("dealer.cards", "unreadable")).card("dealer.cards", "6H")
     assert [a[0] for a in t.alerts] == []
+
+
+def test_a_losing_mtd_seen_but_not_valued_and_never_collected_is_reported_2_23_e():
+    """The camera saw a stack on the spot but could not count it: the wager's outcome is still the cards', so a
+    loser left standing through the pick-up is not collected, whatever its amount (beside a $60 main wager, above
+    the match-the-dealer maximum, it is not read as a wager over the limit)."""
+    first, hole = standard_deal(["10S", "10D"], "8S")
+    t = (Table().chips_to("seat3.main", 60).chips_to("seat3.mtd", None).deal(*first).deal(*hole)
+         .pick_up(("seat3.cards", "10S"), ("seat3.cards", "10D"), ("dealer.cards", "8S"), ("dealer.cards", "BACK")))
+    assert ("mtd_not_collected", 3, None, 0) in t.alerts

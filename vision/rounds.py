@@ -656,6 +656,8 @@ class RoundEngine:
             if ch.zone == "discard" and ch.label == BACK:
                 return self._burn(ch)
             return events
+        if kind == "bonus" and ch.label == BACK:
+            return events  # a bonus winner's cards go under the wager face up: face down there is the printed spot
         r = self.current
         if r is None or r.phase == "closing":
             if r is not None:
@@ -977,10 +979,14 @@ class RoundEngine:
         first = s.first_two
         if not r.dealer or len(first) != 2 or any(c in (BACK, UNREADABLE) for c in first + r.dealer[:1]):
             return False  # two cards not seen (a seat whose main wager the camera missed may have had none)
-        # a wager seen but not valued is settled at a nominal $1: its outcome is the cards', its payout unknown
+        # a wager seen but not valued is settled at a nominal amount the limits allow: its outcome is the cards',
+        # its payout unknown.  A side bet at its least ($1: 2.20(a), 19.6(b); or the posted minimum, 2.23(c)); a
+        # main wager never below a side bet beside it (19.6(b)1) nor the posted minimum
         wagers = {k: _money(v) for k, v in s.wagers.items() if v}
-        nominal = max(wagers.values(), default=Fraction(1))  # never below a side bet it is compared with (19.6(b))
-        wagers.update({k: nominal for k in s.unvalued if k not in wagers})
+        least = {"mtd": _money(self.profile.mtd_min or 1), "bonus": Fraction(1)}
+        wagers.update({k: least[k] for k in s.unvalued if k not in wagers and k in least})
+        if "main" in s.unvalued and "main" not in wagers:
+            wagers["main"] = max([*wagers.values(), _money(self.profile.main_min or 1)])
         try:
             hand = SeatHand(s.seat, tuple(parse_card(c) for c in first), wagers)
             res = settle_round(self.profile, parse_card(r.dealer[0]), [hand]).seats[0]
@@ -1053,6 +1059,8 @@ class RoundEngine:
         dealer's hand is open or cards have begun to leave (the pick-up): printed layout art that a card covered
         shows then."""
         left = list(self._cards.get(zone, ()))
+        if _zone_parts(zone)[1] == "bonus":  # face up under the wager (2.20(f)); face down is the printed spot
+            left = [c for c in left if c != BACK]
         for label in self._stray.get(zone, ()):
             if label in left:
                 left.remove(label)
@@ -1108,7 +1116,9 @@ class RoundEngine:
                 res = s.expected.get(bet)
                 if res is None or not _placed(s, bet):
                     continue
-                on_spot = (r.clear_chips if r.clear_t is not None else self._chips).get(f"seat{s.seat}.{bet}")
+                chips = r.clear_chips if r.clear_t is not None else self._chips
+                zone = f"seat{s.seat}.{bet}"
+                on_spot = zone in chips and chips[zone] != 0  # a stack seen but not valued stands there too
                 if res.outcome == "lose" and not s.collected.get(bet) and on_spot:
                     events += self._alert(r, f"{bet}_not_collected", s.seat, ch, expected=s.wagers.get(bet), observed=0,
                                           wager=bet, rule="13:69F-2.20(e)" if bet == "bonus" else
