@@ -21,6 +21,10 @@ identity, 180 degrees apart).  Indices are grouped in three steps:
    court card. A ``BACK`` box whose centre lies inside a card whose two corners are in view is
    dropped: a face-down card under it would show beyond the face card's edges, not in its middle.
 
+5. **A card back's print read as an index**: a lone index lying wholly inside a ``BACK`` box and read below
+   :data:`BACK_PRINT_CONF` is the back's pattern at its corner (a crosshatch back's white-bordered corner looks like
+   an index to stage 1): it is dropped.  A face-up card lying on a face-down one shows its index in the clear.
+
 The group's probabilities are averaged (several looks at one card) before the label is chosen.
 
 Limitation: two cards of the same identity (multi-deck shoe) whose indices lie a card
@@ -69,6 +73,10 @@ SAME_CARD_PAIR_MM = (68.0, 100.0)
 held two unpaired indices of one card 72-75 mm apart (cards dealt at an angle at the ends of the arc); two cards of
 one identity in one zone, a card's diagonal apart, are rarer than that in a 6-8 deck shoe."""
 
+BACK_PRINT_CONF = 0.8
+"""Below this a lone index inside a ``BACK`` box is the back's print.  Seen in rendered Switch Hands videos (4K):
+the corner of a face-down card read as 10H at 0.57, held for seconds, and dealt to the seat as a face-up card."""
+
 DUPLICATE_HEIGHTS = 0.6
 CORNER_PAIR_HEIGHTS = (2.0, 9.0)
 """Without a calibration: the same bounds in index heights, in the image. On the labelled real photos
@@ -98,6 +106,14 @@ def inside_card(p: np.ndarray, a: np.ndarray, b: np.ndarray, along: tuple[float,
     t = float(np.dot(v, axis)) / length ** 2
     off = abs(float(axis[0] * v[1] - axis[1] * v[0])) / length
     return along[0] <= t <= along[1] and off <= across * length
+
+
+def _inside_a_back(boxes: np.ndarray, backs: np.ndarray, slack_px: float = 2.0) -> bool:
+    """Whether every (N, 4) xyxy px index box lies inside one of the (M, 4) xyxy px ``BACK`` boxes."""
+    for b in backs:
+        if ((boxes[:, :2] >= b[:2] - slack_px).all() and (boxes[:, 2:] <= b[2:] + slack_px).all()):
+            return True
+    return False
 
 
 def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.05,
@@ -182,11 +198,14 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
                 break
     groups += [[int(k)] for k in np.flatnonzero(~used)]
 
+    back_boxes = dets.xyxy[dets.class_id == BACK_ID]
     cards: list[PhysicalCard] = []
     for g in groups:
         members = sorted(int(rows[i]) for c in g for i in clusters[c])
         p = np.mean([P[i] for c in g for i in clusters[c]], axis=0)
         k = int(p.argmax())
+        if len(g) == 1 and p[k] < BACK_PRINT_CONF and _inside_a_back(dets.xyxy[members], back_boxes):
+            continue  # 5. the back's print at its corner
         label = CARD_LABELS[k] if p[k] >= threshold else UNREADABLE
         box = dets.xyxy[members]
         box = np.concatenate([box[:, :2].min(0), box[:, 2:].max(0)]).astype(np.float32)
