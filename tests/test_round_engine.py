@@ -436,3 +436,16 @@ def test_a_losing_mtd_seen_but_not_valued_and_never_collected_is_reported_2_23_e
     t = (Table().chips_to("seat3.main", 60).chips_to("seat3.mtd", None).deal(*first).deal(*hole)
          .pick_up(("seat3.cards", "10S"), ("seat3.cards", "10D"), ("dealer.cards", "8S"), ("dealer.cards", "BACK")))
     assert ("mtd_not_collected", 3, None, 0) in t.alerts
+
+
+def test_a_players_second_card_never_seen_before_the_hole_card_was_dealt_out_of_sight_not_out_of_order():
+    """2.6: the hole card is the deal's last card. Seat 5's second card, laid on its first under the dealer's hand,
+    was never seen: the hole card is no dealing-order fault, seat 5's second card is unreadable, and seat 3's losing
+    match-the-dealer wager collected after the last card seen is a collection, not pinching."""
+    t = (Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).chips_to("seat5.main", 25)
+         .deal(("seat3.cards", "5H"), ("seat5.cards", "QS"), ("dealer.cards", "KD"), ("seat3.cards", "7C"))
+         .chips_to("seat3.mtd", 0).card("dealer.cards", "BACK"))
+    t.engine.step(int((t.t + 8) * 10), t.t + 8, [])
+    assert t.alerts == []
+    r = t.engine.current
+    assert r.seats[5].dealt == ["QS", "unreadable"] and r.phase == "play"

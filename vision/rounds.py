@@ -864,6 +864,8 @@ class RoundEngine:
         events: list[Event] = []
         face_up = ch.label != BACK
         recipient = owner
+        if owner == "dealer" and not face_up and len(r.dealer) == 1:
+            self._second_cards_unseen(r)
         if owner == "dealer":
             r.dealer.append(ch.label)
             if len(r.dealer) == 2 and face_up and r.hole_revealed_s is None:
@@ -892,6 +894,22 @@ class RoundEngine:
                                       rule=v.rule, message=v.message)
         return events + self._deal_progress(r, ch)
 
+    def _second_cards_unseen(self, r: RoundRecord) -> None:
+        """The hole card, the deal's last card (2.6, 2B.6(e)), has come while a player holding one face-up card lacks
+        the second: it was dealt out of the camera's sight (laid on the first card, under a hand) and is recorded
+        as ``unreadable`` where the order puts it.  Side bets come due at the last card seen (Spanish 21: at the
+        hole card, 19.6(d)).  Not a dealing-order fault: a dealer who deals the hole card early still deals the
+        player's card after it, and that card is then seen as a card beyond the deal."""
+        short = [s for s in self._deal_seats(r) if _face_up_count(r.seats[s].dealt) == 1]
+        if not short or any(_face_up_count(r.seats[s].dealt) == 0 for s in self._deal_seats(r)):
+            return
+        t = r.deal[-1][2]
+        for seat in short:
+            rec = r.seats[seat]
+            rec.dealt.append(UNREADABLE)
+            rec.dealt_at.append(None)
+            r.deal.append((DealEvent(seat, True), UNREADABLE, t))
+
     def _deal_progress(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
         """Side bets come due once every player (and, in Spanish 21, the dealer) has two cards; the deal ends
         once every player has all of them and the dealer two."""
@@ -900,6 +918,9 @@ class RoundEngine:
         if r.sidebets_due_s is None and seats and all(len(r.seats[s].dealt) >= 2 for s in seats) and (
                 self.profile.game != "spanish21" or len(r.dealer) >= 2) and r.dealer:
             r.sidebets_due_s = ch.t_s
+            if ch.zone == "dealer.cards" and len(r.deal) >= 2 and r.deal[-2][1] == UNREADABLE and \
+                    self.profile.game != "spanish21":
+                r.sidebets_due_s = r.deal[-2][2]  # a player's second card was dealt unseen, before the hole card
             if ch.zone == "dealer.cards" and len(r.dealer) == 2 and ch.label != BACK and len(r.deal) >= 2:
                 # the hole card first seen face up, already turned: it was dealt, unseen, after the last card before
                 r.sidebets_due_s = r.deal[-2][2]
