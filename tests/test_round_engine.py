@@ -449,3 +449,28 @@ def test_a_players_second_card_never_seen_before_the_hole_card_was_dealt_out_of_
     assert t.alerts == []
     r = t.engine.current
     assert r.seats[5].dealt == ["QS", "unreadable"] and r.phase == "play"
+
+
+def test_a_wager_hidden_under_the_dealers_hand_at_the_first_card_is_still_the_seats_wager():
+    """The dealer's hand, dealing the first card, covers seat 4's wager for a moment: the stack seen again is the
+    same wager (no past-posting), and the seat is in the round."""
+    t = Table().chips_to("seat3.main", 25).chips_to("seat4.main", 20)
+    t.t -= 0.5  # the stack goes 0.5 s before the first card
+    t.chips_to("seat4.main", 0)
+    t.t -= 0.5
+    t.card("seat3.cards", "5H")
+    t.chips_to("seat4.main", 20)
+    t.deal(("seat4.cards", "9D"), ("dealer.cards", "KS"), ("seat3.cards", "7C"), ("seat4.cards", "QC"))
+    assert t.alerts == []
+    assert t.engine.current.seats[4].wagers == {"main": 20}
+
+
+def test_a_wager_taken_back_just_before_the_first_card_is_no_wager():
+    t = Table().chips_to("seat3.main", 25).chips_to("seat4.main", 20)
+    t.t -= 0.5
+    t.chips_to("seat4.main", 0)
+    t.t -= 0.5
+    t.deal(("seat3.cards", "5H"), ("dealer.cards", "KS"), ("seat3.cards", "7C"), ("dealer.cards", "BACK"))
+    t.engine.step(int((t.t + 4) * 10), t.t + 4, [])
+    assert t.alerts == []
+    assert 4 not in t.engine.current.seats

@@ -58,6 +58,10 @@ are swapped, and the not-collected alerts wait on this, so it is kept short (liv
 REREAD_MM = 15.0
 """A face card seen where another reading of a card just left, this close (card centres, mm), is that card read anew."""
 REAPPEAR_S = 3.0
+HIDDEN_WAGER_S = 3.0
+"""A wager stack gone this shortly before the first card was under the dealer's hand dealing it: it stands as the
+seat's wager until seen again (the same stack: no change), or, not seen again this long after the first card and
+its seat dealt nothing, it was taken back before the deal."""
 """A card gone from a zone and back within this long, in the same place, was hidden, not taken."""
 LATE_TOLERANCE_S = 0.6
 """A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
@@ -197,6 +201,7 @@ class RoundRecord:
     pickup_done_s: float | None = None
     phase: str = "betting"
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
+    hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     clear_t: float | None = None                        # when the table last became clear of cards
     clear_chips: dict = field(default_factory=dict)     # the chips on the table at that moment
 
@@ -292,6 +297,7 @@ class RoundEngine:
         self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
         self._pending_flips: list[tuple[str, float, tuple | None]] = []  # (zone, t, mm) of BACK departures awaiting a face
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
+        self._wager_gone: dict[str, tuple[float, float | None]] = {}  # wager zone -> (t, value) of its last going
         self._last_departure_t = 0.0
         self._utc0: datetime | None = None
         self._now_frame = 0
@@ -317,6 +323,8 @@ class RoundEngine:
             events += self._process(ch)
         if self.current is not None and self.current.pending_drops:
             events += self._judge_drops(self.current, t_s - self.latency_s)
+        if self.current is not None and self.current.hidden_wagers:
+            self._forget_hidden_wagers(self.current, t_s - self.latency_s)
         events += self._check_round_end()
         return events
 
@@ -344,6 +352,10 @@ class RoundEngine:
             before = self._chips.get(ch.zone, 0)
             self._chips[ch.zone] = ch.after
             if kind in WAGERS and isinstance(owner, int):
+                if ch.after == 0 and before != 0:
+                    self._wager_gone[ch.zone] = (ch.t_s, before)
+                elif ch.after != 0:
+                    self._wager_gone.pop(ch.zone, None)
                 return self._wager_change(ch, owner, kind, before)
             if kind == "payout" and isinstance(owner, int):
                 return self._payout_change(ch, owner, before)
@@ -441,6 +453,7 @@ class RoundEngine:
         index = self._rounds_opened
         self._rounds_opened += 1
         self.current = RoundRecord(index=index, start_s=t_s, start_frame=frame)
+        self._wager_gone.clear()  # a stack taken at the last round's settlement is no wager of this one
         self.rounds.append(self.current)
         if self.keep_rounds is not None and len(self.rounds) > self.keep_rounds + 1:
             del self.rounds[:len(self.rounds) - self.keep_rounds - 1]
@@ -458,6 +471,11 @@ class RoundEngine:
         if r.phase == "betting":
             return events
         s = r.seats.get(seat)
+        if ch.zone in r.hidden_wagers and ch.after != 0:
+            del r.hidden_wagers[ch.zone]  # the wager hidden at the first card, seen again
+            wager_then = s.wagers.get(kind) if s is not None else None
+            if ch.after is None or wager_then is None or ch.after == wager_then:
+                return events
         wager = s.wagers.get(kind) if s else None
         if s is not None and kind in s.unvalued and not wager:
             return events + self._unvalued_wager_change(r, s, kind, ch)
@@ -523,6 +541,19 @@ class RoundEngine:
         s.settled_by.setdefault(kind, ch)
         s.collected[kind] = True
         return self._check_late(r, s, kind, ch)
+
+    def _forget_hidden_wagers(self, r: RoundRecord, now_t: float) -> None:
+        """A wager hidden at the first card and not seen again :data:`HIDDEN_WAGER_S` after it, on a seat dealt
+        nothing: it was taken back before the deal, and the seat is not in the round."""
+        for zone, _ in [(z, t) for z, t in r.hidden_wagers.items() if now_t - r.first_card_s > HIDDEN_WAGER_S]:
+            del r.hidden_wagers[zone]
+            owner, kind = _zone_parts(zone)
+            s = r.seats.get(owner)
+            if s is not None and not s.dealt:
+                s.wagers.pop(kind, None)
+                s.unvalued.discard(kind)
+                if not s.wagers and not s.unvalued:
+                    del r.seats[owner]
 
     def _judge_drops(self, r: RoundRecord, now_t: float) -> list[Event]:
         """Emptied spots: a collection when the settling moment came within the tolerance, else pinching."""
@@ -821,7 +852,12 @@ class RoundEngine:
         r.phase = "deal"
         r.first_card_s = ch.t_s
         events: list[Event] = []
-        for zone, value in self._chips.items():
+        standing = dict(self._chips)
+        for zone, (t, value) in self._wager_gone.items():
+            if standing.get(zone) == 0 and ch.t_s - t <= HIDDEN_WAGER_S:
+                standing[zone] = value  # under the hand dealing this card
+                r.hidden_wagers[zone] = t
+        for zone, value in standing.items():
             owner, kind = _zone_parts(zone)
             if isinstance(owner, int) and kind in WAGERS and value:
                 r.seats.setdefault(owner, SeatRecord(owner)).wagers[kind] = value
@@ -854,11 +890,19 @@ class RoundEngine:
         return events
 
     def _wagered(self, r: RoundRecord) -> list[int]:
-        return sorted(s.seat for s in r.seats.values() if s.wagers.get("main") or "main" in s.unvalued)
+        return sorted(s.seat for s in r.seats.values()
+                      if (s.wagers.get("main") or "main" in s.unvalued) and not self._only_hidden(r, s))
 
     def _deal_seats(self, r: RoundRecord) -> list[int]:
-        """Seats in this deal: those with a main wager, and any seat dealt a card (its wager unseen)."""
-        return sorted(s.seat for s in r.seats.values() if s.wagers.get("main") or "main" in s.unvalued or s.dealt)
+        """Seats in this deal: those with a main wager, and any seat dealt a card (its wager unseen); not a seat
+        whose wager has been hidden since the first card and that has been dealt nothing yet (it may be gone)."""
+        return sorted(s.seat for s in r.seats.values()
+                      if (s.wagers.get("main") or "main" in s.unvalued or s.dealt) and not self._only_hidden(r, s))
+
+    @staticmethod
+    def _only_hidden(r: RoundRecord, s: SeatRecord) -> bool:
+        return not s.dealt and bool(r.hidden_wagers) and all(
+            f"seat{s.seat}.{k}" in r.hidden_wagers for k in (*s.wagers, *s.unvalued))
 
     def _dealt(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
         events: list[Event] = []
