@@ -474,3 +474,13 @@ def test_a_wager_taken_back_just_before_the_first_card_is_no_wager():
     t.engine.step(int((t.t + 4) * 10), t.t + 4, [])
     assert t.alerts == []
     assert 4 not in t.engine.current.seats
+
+
+def test_a_face_down_reading_on_a_players_cards_after_the_deal_is_no_hit_2_23_e():
+    """Hits come face up: a card's back glimpsed on seat 3's cards after the deal is no card beyond the initial
+    deal, so the losing match-the-dealer wager collected after it is not settled late."""
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).deal(*hole)
+         .card("seat3.cards", "BACK").chips_to("seat3.mtd", 0))
+    assert t.alerts == []
+    assert t.engine.current.seats[3].hits == []

@@ -728,6 +728,8 @@ class RoundEngine:
             events += self._first_card(r, ch)
         if r.phase == "deal":
             events += self._dealt(r, ch, owner)
+        elif ch.label == BACK and isinstance(owner, int):
+            pass  # players' cards beyond the deal come face up: a face-down reading there is no card dealt
         else:
             events += self._extra_card(r, ch, owner)
         return events
