@@ -484,3 +484,13 @@ def test_a_face_down_reading_on_a_players_cards_after_the_deal_is_no_hit_2_23_e(
          .card("seat3.cards", "BACK").chips_to("seat3.mtd", 0))
     assert t.alerts == []
     assert t.engine.current.seats[3].hits == []
+
+
+def test_a_seat_dealt_cards_whose_wager_the_camera_missed_is_in_the_report_2_6():
+    """Cards are dealt only to betting spots with a wager (2.6): a seat dealt cards stood a main wager, unvalued."""
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 25)
+         .deal(("seat3.cards", "5H"), ("seat4.cards", "9D"), ("dealer.cards", "KS"), ("seat3.cards", "7C"),
+               ("seat4.cards", "QC"), ("dealer.cards", "BACK")))
+    seats = {s["seat"]: s for s in t.engine.current.to_json()["seats"]}
+    assert seats[4]["cards"] == ["9D", "QC"] and seats[4]["wagers"] == {"main": None}

@@ -212,8 +212,10 @@ class RoundRecord:
             s = self.seats[number]
             placed = {k: _jsonable(v) for k, v in s.wagers.items() if v}
             placed.update({k: None for k in sorted(s.unvalued)})  # placed, but the camera could not value it
-            if not placed:
+            if not placed and not s.dealt:
                 continue
+            if not placed:
+                placed = {"main": None}  # dealt cards, so a main wager stood there (2.6): the camera did not see it
             entry: dict = {"seat": number, "cards": s.first_two, "hits": s.hits, "wagers": placed}
             if s.kept is not None:
                 entry["switched"] = [c for c in s.dealt if c not in s.kept][:2] if len(s.dealt) >= 4 else []
