@@ -50,3 +50,11 @@ def test_the_observer_puts_a_stack_read_on_a_spot_on_that_spot():
     observer = DetectorObserver(lambda image, table: result, None, ZONES)
     obs = observer.observe(SimpleNamespace(image=None))
     assert obs.chips == {"seat2.main": 40}
+
+
+def test_a_box_around_two_wagers_is_not_read_as_a_third_stack():
+    from vision.detector import _outer_boxes_dropped
+
+    boxes = np.array([[1511, 1483, 1786, 1757], [1448, 1315, 2120, 1924], [1776, 1863, 1895, 1980],
+                      [457, 1678, 681, 1879]], np.float32)  # main, both together, match-the-dealer, another seat's
+    assert _outer_boxes_dropped(boxes, np.arange(4)).tolist() == [0, 2, 3]

@@ -406,6 +406,22 @@ STACK_SAME_MM = 20.0
 """Two chip-stack detections whose bases lie closer than this (about a chip's radius, mm) are one stack."""
 
 
+def _outer_boxes_dropped(xyxy: np.ndarray, rows: np.ndarray, slack_px: float = 4.0) -> np.ndarray:
+    """``rows`` (chip-stack rows of ``xyxy``, (N, 4) px) without any box that wholly contains another of them.
+
+    Stage 1 now and then boxes a seat's main wager and match-the-dealer wager together as well as each alone: the
+    outer box stands on neither spot, reads as an unvalued stack, and would hide the wager its fitted base lands on.
+    """
+    keep = []
+    for r in rows:
+        a = xyxy[r]
+        inner = any(o != r and (xyxy[o][:2] >= a[:2] - slack_px).all() and (xyxy[o][2:] <= a[2:] + slack_px).all()
+                    and not np.allclose(xyxy[o], a, atol=slack_px) for o in rows)
+        if not inner:
+            keep.append(r)
+    return np.asarray(keep, dtype=rows.dtype)
+
+
 def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
     """The betting spot (zone with a printed circle) whose centre is within ``reach_mm`` of ``point_mm``, or None."""
     best, best_d = None, reach_mm
@@ -616,7 +632,7 @@ class FrameReader:
         by_side: list[tuple[int, tuple[float, float], bytes]] = []
         bases: list[tuple[float, float]] = []
         spots: dict[int, str] = {}
-        rows = np.flatnonzero(dets.class_id == 2)
+        rows = _outer_boxes_dropped(dets.xyxy, np.flatnonzero(dets.class_id == 2))
         for row in rows[np.argsort(-dets.score[rows], kind="stable")]:
             base = None
             if table is not None and table.camera is not None:
