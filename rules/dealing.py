@@ -154,7 +154,10 @@ def check_observed_deal(events: Sequence[DealEvent], seats: Sequence[int], order
     passed: list[int] = []      # face-down steps passed over as unseen, and not seen since
     first_after: dict[int, int] = {}  # passed-over step -> the observed step that came in its place
     for i, seen in enumerate(events):
-        late = next((k for k in passed if expected[k] == seen), None)
+        # a card that is also the next one due is taken as that one: Switch Hands deals each player two face-down
+        # cards, and the first may be the one the camera missed as well as the second
+        due_now = j < len(expected) and expected[j] == seen
+        late = None if due_now else next((k for k in passed if expected[k] == seen), None)
         if late is not None:
             step = first_after[late]
             want = expected[late]

@@ -90,3 +90,10 @@ def test_camera_deal_never_passes_over_a_face_up_card():
 def test_camera_deal_cannot_tell_a_missing_burn_card_from_an_unseen_one():
     events = expected_deal_order("switch_hands", [1], burn=True)[1:]
     assert check_observed_deal(events, [1], "switch_hands", burn_expected=True) is None
+
+
+def test_switch_hands_a_missed_first_face_down_card_is_not_a_late_card_2b_6():
+    """2B.6(b), (c): each player gets two face-down cards. The camera misses seat 3's first: the face-down card it
+    then sees at seat 3, after seats 4 and 5, is its second, due there, not the first come late."""
+    seen = [DealEvent(4, False), DealEvent(5, False), DealEvent(3, False), DealEvent(4, False)]
+    assert check_observed_deal(seen, [3, 4, 5], "switch_hands") is None
