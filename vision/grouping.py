@@ -77,6 +77,9 @@ BACK_PRINT_CONF = 0.8
 """Below this a lone index inside a ``BACK`` box is the back's print.  Seen in rendered Switch Hands videos (4K):
 the corner of a face-down card read as 10H at 0.57, held for seconds, and dealt to the seat as a face-up card."""
 
+BACK_PRINT_CORNER = 0.2
+"""How far into a ``BACK`` box (share of its width and height from a corner) a lone index may lie and be its print."""
+
 DUPLICATE_HEIGHTS = 0.6
 CORNER_PAIR_HEIGHTS = (2.0, 9.0)
 """Without a calibration: the same bounds in index heights, in the image. On the labelled real photos
@@ -109,9 +112,15 @@ def inside_card(p: np.ndarray, a: np.ndarray, b: np.ndarray, along: tuple[float,
 
 
 def _inside_a_back(boxes: np.ndarray, backs: np.ndarray, slack_px: float = 2.0) -> bool:
-    """Whether every (N, 4) xyxy px index box lies inside one of the (M, 4) xyxy px ``BACK`` boxes."""
+    """Whether every (N, 4) xyxy px index box lies inside one of the (M, 4) xyxy px ``BACK`` boxes, in one of its
+    corners (within :data:`BACK_PRINT_CORNER` of its width and height), where a card's index would be printed."""
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     for b in backs:
-        if ((boxes[:, :2] >= b[:2] - slack_px).all() and (boxes[:, 2:] <= b[2:] + slack_px).all()):
+        if not ((boxes[:, :2] >= b[:2] - slack_px).all() and (boxes[:, 2:] <= b[2:] + slack_px).all()):
+            continue
+        size = np.maximum(b[2:] - b[:2], 1.0)
+        near = np.minimum(centres - b[:2], b[2:] - centres) / size  # (N, 2) share of the box to its nearest edges
+        if (near <= BACK_PRINT_CORNER).all():
             return True
     return False
 
