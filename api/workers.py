@@ -498,12 +498,12 @@ class TableWorker:
         return open_source(self.source_loc)
 
     def _observer(self, source: LiveSource):
-        from vision.review_cli import detector_observer, oracle_observer
+        from vision.review_cli import LIVE_SETTLE_FRAMES, detector_observer, oracle_observer
 
         if self.observer_kind == "oracle":
             return OracleBoxesObserver(oracle_observer(self.table), self.table.require_calibration(),
                                        offset=lambda: source.offset)
-        return detector_observer(self.table, self.threads)
+        return detector_observer(self.table, self.threads, settle_frames=LIVE_SETTLE_FRAMES)
 
     def _run_safe(self) -> None:
         try:

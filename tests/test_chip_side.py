@@ -109,7 +109,7 @@ def test_the_bundled_round_videos_wagers_are_valued_from_their_sides():
     from vision.sources import VideoFileSource
 
     sample = Path(__file__).resolve().parents[1] / "api" / "samples" / "round"
-    observer = detector_observer(load_table(sample / "table.yaml"), chip_side=DEFAULT_CHIP_SIDE)
+    observer = detector_observer(load_table(sample / "table.yaml"), chip_side=DEFAULT_CHIP_SIDE, settle_frames=0)
     want = {4.0: {"seat2.main": 200, "seat4.main": 50, "seat4.mtd": 5, "seat4.bonus": 1},
             20.0: {"seat2.main": 100, "seat2.mtd": 15, "seat4.main": 10, "seat4.mtd": 10}}
     seen = {}
