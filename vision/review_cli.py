@@ -26,6 +26,8 @@ SETTLE_FRAMES = 2
 motion (0: at once). Measured in the eighth session (20 rendered 1080p round videos, 45 rounds, same commit): up card
 97.8 -> 95.6 %, first two cards 93.4 -> 91.7 %, rounds fully right 11 -> 11, alerts found 12 -> 12 of 22, two
 alerts decided later than 1 s; review of a 30 fps 1080p video, ``--no-video``, 1.06-1.17x -> 2.03-2.15x real time.
+It costs more at 4K (30 videos, 71 rounds: rounds fully right 39 -> 35, up card 95.8 -> 90.1 %, alerts found 30 -> 29
+of 33), where ``--settle-frames 0`` is the choice when every round matters more than the time.
 (The third session measured a far larger loss with the tracker and engine of then.)"""
 LIVE_SETTLE_FRAMES = 0
 """Live video reads a changed zone at once: its alerts must come within a second of the deciding frame."""
