@@ -90,11 +90,15 @@ class DetectorObserver:
                     obs.card_marks.setdefault(zone, []).append(marks[i])
         rows = [row for row, _ in result.chips]
         chip_boxes = result.dets.xyxy[rows] if rows else np.zeros((0, 4), np.float32)
-        chip_zones = ([result.dets.zone[r] for r in rows] if self.zone_map is None or not rows
-                      else self.zone_map.zone_of_boxes(chip_boxes, "chip"))
-        # a stack the detector read standing on a betting spot is that spot's wager, whatever its box
-        spots = getattr(result, "stack_spots", None) or {}
-        chip_zones = [spots.get(r, z) for r, z in zip(rows, chip_zones)]
+        # a stack the detector read standing on a betting spot is that spot's wager, whatever its box; the others
+        # are placed by the base fitted to their box
+        spots = result.stack_spots
+        if self.zone_map is None:
+            chip_zones = [spots.get(r, result.dets.zone[r]) for r in rows]
+        else:
+            fit = [i for i, r in enumerate(rows) if r not in spots]
+            fitted = iter(self.zone_map.zone_of_boxes(chip_boxes[fit], "chip") if fit else [])
+            chip_zones = [spots[r] if r in spots else next(fitted) for r in rows]
         for (row, reading), zone in zip(result.chips, chip_zones):
             value = getattr(reading, "value", None)
             obs.boxes.append((f"${value}" if value is not None else "chips?", result.dets.xyxy[row], (80, 255, 80)))

@@ -58,11 +58,11 @@ are swapped, and the not-collected alerts wait on this, so it is kept short (liv
 REREAD_MM = 15.0
 """A face card seen where another reading of a card just left, this close (card centres, mm), is that card read anew."""
 REAPPEAR_S = 3.0
+"""A card gone from a zone and back within this long, in the same place, was hidden, not taken."""
 HIDDEN_WAGER_S = 3.0
 """A wager stack gone this shortly before the first card was under the dealer's hand dealing it: it stands as the
 seat's wager until seen again (the same stack: no change), or, not seen again this long after the first card and
 its seat dealt nothing, it was taken back before the deal."""
-"""A card gone from a zone and back within this long, in the same place, was hidden, not taken."""
 LATE_TOLERANCE_S = 0.6
 """A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
 PINCH_WAIT_S = 6.0
@@ -394,6 +394,10 @@ class RoundEngine:
             # as a card back)
             stray.append(ch.label)
             return []
+        if kind == "bonus" and ch.label == BACK:
+            # a bonus winner's cards go under the wager face up (2.20(f)): face down there is the printed spot
+            stray.append(ch.label)
+            return []
         if owner == "dealer" and ch.label in (UNREADABLE, BACK) and not self._players_have_first_cards(ch.t_s):
             # the dealer's first card is the up card, face up (13:69F-2.6, 2B.6(d)): a face-down or unreadable
             # card there before any player has one is printed layout art read as a card, or a card left lying
@@ -689,8 +693,6 @@ class RoundEngine:
             if ch.zone == "discard" and ch.label == BACK:
                 return self._burn(ch)
             return events
-        if kind == "bonus" and ch.label == BACK:
-            return events  # a bonus winner's cards go under the wager face up: face down there is the printed spot
         r = self.current
         if r is None or r.phase == "closing":
             if r is not None:
@@ -948,8 +950,9 @@ class RoundEngine:
         as ``unreadable`` where the order puts it.  Side bets come due at the last card seen (Spanish 21: at the
         hole card, 19.6(d)).  Not a dealing-order fault: a dealer who deals the hole card early still deals the
         player's card after it, and that card is then seen as a card beyond the deal."""
-        short = [s for s in self._deal_seats(r) if _face_up_count(r.seats[s].dealt) == 1]
-        if not short or any(_face_up_count(r.seats[s].dealt) == 0 for s in self._deal_seats(r)):
+        seats = self._deal_seats(r)
+        short = [s for s in seats if _face_up_count(r.seats[s].dealt) == 1]
+        if not short or any(_face_up_count(r.seats[s].dealt) == 0 for s in seats):
             return
         t = r.deal[-1][2]
         for seat in short:
@@ -1128,8 +1131,6 @@ class RoundEngine:
         dealer's hand is open or cards have begun to leave (the pick-up): printed layout art that a card covered
         shows then."""
         left = list(self._cards.get(zone, ()))
-        if _zone_parts(zone)[1] == "bonus":  # face up under the wager (2.20(f)); face down is the printed spot
-            left = [c for c in left if c != BACK]
         for label in self._stray.get(zone, ()):
             if label in left:
                 left.remove(label)
@@ -1167,8 +1168,7 @@ class RoundEngine:
     def _bonus_awaiting_payout(self, r: RoundRecord) -> bool:
         """A winning blackjack bonus not yet paid whose wager still stands on its spot: it is paid after the round,
         with the winner's cards under the wager until then (2.20(f)), cards the camera may not see there."""
-        return any(self._bonus_unpaid(s) and self._chips.get(f"seat{s.seat}.bonus") != 0
-                   and f"seat{s.seat}.bonus" in self._chips for s in r.seats.values())
+        return any(self._bonus_unpaid(s) and self._chips.get(f"seat{s.seat}.bonus", 0) != 0 for s in r.seats.values())
 
     @staticmethod
     def _bonus_unpaid(s: SeatRecord) -> bool:
