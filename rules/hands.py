@@ -42,3 +42,13 @@ def is_blackjack(cards: Sequence[Card], after_split: bool = False) -> bool:
 
 def is_bust(cards: Sequence[Card]) -> bool:
     return hand_total(cards).bust
+
+
+def dealer_stands(cards: Sequence[Card]) -> bool:
+    """Whether a dealer's hand draws no more card at any table: a hard 17 or more, a soft 18 or more, or a bust.
+
+    A soft 17 is not counted as standing: some layouts post "Dealer must hit a soft 17" (69E-1.10C), others
+    "Stand on All 17's" (69E-1.10B); a hand this function calls standing stands under either (13:69F-2.2).
+    """
+    t = hand_total(cards)
+    return t.bust or t.total >= 18 or (t.total == 17 and not t.soft)

@@ -30,3 +30,18 @@ def test_no_blackjack_after_a_split_or_with_three_cards():
 def test_bust_over_twenty_one():
     assert is_bust(parse_cards(["KS", "QH", "2C"]))
     assert not is_bust(parse_cards(["KS", "AH", "QC"]))
+
+
+def test_a_dealer_stands_on_hard_17_and_soft_18_under_any_house_rule():
+    from rules.hands import dealer_stands
+
+    assert dealer_stands(parse_cards(["KS", "7D"]))
+    assert dealer_stands(parse_cards(["AS", "7D"]))
+    assert dealer_stands(parse_cards(["KS", "6D", "9C"]))  # bust: no more cards
+
+
+def test_a_dealer_may_still_draw_to_16_or_a_soft_17():
+    from rules.hands import dealer_stands
+
+    assert not dealer_stands(parse_cards(["KS", "6D"]))
+    assert not dealer_stands(parse_cards(["AS", "6D"]))  # "Dealer must hit a soft 17" at some tables (69E-1.10C)

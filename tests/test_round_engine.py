@@ -494,3 +494,30 @@ def test_a_seat_dealt_cards_whose_wager_the_camera_missed_is_in_the_report_2_6()
                ("seat4.cards", "QC"), ("dealer.cards", "BACK")))
     seats = {s["seat"]: s for s in t.engine.current.to_json()["seats"]}
     assert seats[4]["cards"] == ["9D", "QC"] and seats[4]["wagers"] == {"main": None}
+
+
+def test_a_card_seen_arriving_on_the_dealers_standing_hand_is_no_dealer_card_2_2():
+    """The dealer draws no card to 18 (13:69F-2.2): a card seen arriving in the dealer's area once the hole card is
+    turned over is one in the dealer's hand at the pick-up, first seen face down then read: it is not the dealer's,
+    and the round ends when the cards are gone."""
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).deal(*first).deal(*hole)
+    t.t += 1.0
+    t._feed(ZoneChange("card_relabelled", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="8D", previous="BACK"))
+    t.card("dealer.cards", "BACK")  # passing over the layout in the dealer's hand
+    t.t += 1.0
+    t._feed(ZoneChange("card_relabelled", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="7D", previous="BACK"))
+    for zone, label in (("seat3.cards", "5H"), ("seat3.cards", "7C"), ("dealer.cards", "KS"),
+                        ("dealer.cards", "8D"), ("dealer.cards", "7D")):
+        t.card(zone, label, "card_left")
+    t.engine.step(int((t.t + 5) * 10), t.t + 5, [])
+    r = t.engine.rounds[0]
+    assert r.dealer == ["KS", "8D"] and r.phase == "closing"
+
+
+def test_a_wager_valued_then_not_valued_is_the_value_read_at_the_first_card():
+    """A $25 wager read, then read as a stack that cannot be valued (a hand's shadow over it) before the first card:
+    nothing says it changed, so the round's wager is $25, not an unvalued one."""
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.main", None).deal(*first)
+    assert t.engine.current.seats[3].wagers == {"main": 25} and t.alerts == []

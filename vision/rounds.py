@@ -39,6 +39,7 @@ from typing import Any
 
 from rules.cards import BACK, UNREADABLE, parse_card
 from rules.dealing import DealEvent, check_observed_deal, expected_deal_order
+from rules.hands import dealer_stands
 from rules.bonus import bonus_wager_violations
 from rules.main_wager import main_wager_violations
 from rules.match_the_dealer import mtd_wager_violations
@@ -353,6 +354,10 @@ class RoundEngine:
         if ch.kind == "chips":
             before = self._chips.get(ch.zone, 0)
             self._chips[ch.zone] = ch.after
+            if ch.after is None and before and kind in WAGERS and isinstance(owner, int):
+                # a wager valued, then not valued this time (a hand's shadow, a blurred chip edge): an abstention
+                # is no news, so it stands at its last value until its spot is seen empty or valued anew
+                self._chips[ch.zone] = before
             if kind in WAGERS and isinstance(owner, int):
                 if ch.after == 0 and before != 0:
                     self._wager_gone[ch.zone] = (ch.t_s, before)
@@ -411,7 +416,19 @@ class RoundEngine:
             self.current.clear_t = None
         if self._reappeared(ch):
             return []
+        if owner == "dealer" and kind == "cards" and self._dealer_hand_done(self.current):
+            # the dealer draws no card to a standing hand (13:69F-2.2): a card seen arriving there now is one
+            # in the dealer's hand at the pick-up, passing over the layout
+            stray.append(ch.label)
+            return []
         return self._card_arrived(ch, owner, kind)
+
+    @staticmethod
+    def _dealer_hand_done(r: RoundRecord | None) -> bool:
+        """The round's dealer hand is all face up, its hole card turned, and stands under any house rule."""
+        if r is None or r.hole_revealed_s is None or len(r.dealer) < 2 or BACK in r.dealer or UNREADABLE in r.dealer:
+            return False
+        return dealer_stands([parse_card(c) for c in r.dealer])
 
     def _players_have_first_cards(self, t_s: float) -> bool:
         """Every wagered player of the round in play had a card by ``t_s`` (before that, the dealer gets none)."""
@@ -433,11 +450,12 @@ class RoundEngine:
     def _card_relabelled(self, ch: ZoneChange, owner, kind: str, labels: list[str], stray: list[str]) -> list[Event]:
         """One card read anew where it lies (a position tracker's vote changed): a face-down card turned over in
         place, or a misread (or a card first seen ``unreadable``) outvoted by later readings."""
-        for held in (stray, labels):
+        was_stray = ch.previous in stray
+        for held in (stray, labels):  # a card set aside is in both: its label changes in both
             if ch.previous in held:
                 held[held.index(ch.previous)] = ch.label
-                if held is stray:
-                    return []
+        if was_stray:
+            return []
         r = self.current
         if r is None or owner is None or kind != "cards" or ch.label == BACK:
             return []
