@@ -143,6 +143,13 @@ def test_an_index_read_on_a_court_cards_picture_is_not_a_card():
     assert feed(frames) == [("card_arrived", "QS")]
 
 
+def test_an_index_of_the_other_colour_on_a_cards_face_is_the_next_card_dealt_over_it():
+    """Seed 7124: the JS dealt over the 7H, its index on the 7H's face; the 7H's face shows only hearts."""
+    corners = [(1118.8, 566.6), (1054.0, 511.2)]
+    frames = [(["7H"], [corners])] * 4 + [(["JS", "7H"], [[(1044.2, 536.3)], corners])] * 10
+    assert feed(frames) == [("card_arrived", "7H"), ("card_arrived", "JS")]
+
+
 def test_a_face_down_card_partly_covered_by_a_card_dealt_over_it_stays_one_card():
     """Its box centre, the visible part's, moves 13 mm when the face-up card lands over it (Switch Hands)."""
     frames = [(["BACK"], [[(1170.0, 589.0)]])] * 6 + [(["BACK"], [[(1175.0, 601.0)]])] * 10

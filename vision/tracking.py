@@ -198,6 +198,14 @@ def _on_face(point, tr: _Track, known: bool = False) -> bool:
     return False
 
 
+def _other_colour(label: str, card: str) -> bool:
+    """A face reading whose suit is of the other colour than ``card``'s: no part of that card's face (its pips and
+    picture bear its own suit), but another card's index, dealt over it (seed 7124: JS on 7H's face)."""
+    if label in ("BACK", "unreadable") or card in ("BACK", "unreadable"):
+        return False
+    return (label[-1] in "HD") != (card[-1] in "HD")
+
+
 class _StableSignal:
     """A scalar reading made stable by persistence; asymmetric for rises and falls."""
 
@@ -419,7 +427,7 @@ class ZoneTracker:
                     owner.faces[labels[k]] += 1
                 continue
             if len(marks[k]) == 1 and any(_on_face(marks[k][0], tr, labels[k] == "unreadable") for tr in tracks
-                                          if tr.last_t == t_s):
+                                          if tr.last_t == t_s and not _other_colour(labels[k], tr.label())):
                 taken.add(k)  # a court card's picture read as an index
                 continue
             if labels[k] == "unreadable" and any(
