@@ -521,3 +521,24 @@ def test_a_wager_valued_then_not_valued_is_the_value_read_at_the_first_card():
     first, hole = standard_deal(["5H", "7C"], "KS")
     t = Table().chips_to("seat3.main", 25).chips_to("seat3.main", None).deal(*first)
     assert t.engine.current.seats[3].wagers == {"main": 25} and t.alerts == []
+
+
+def test_a_second_card_of_the_same_identity_where_an_unreadable_glimpse_of_the_first_left_is_dealt_2_6():
+    """Seed 7114: seat 3 is dealt JS, glimpsed unreadable beside it as it settles (the same card); later a second JS
+    (six-deck shoe) lands where that glimpse was, as the glimpse's track leaves: a second card, not a re-reading of
+    one never dealt."""
+    t = Table().chips_to("seat3.main", 25)
+    steps = [
+        (2.0, [ZoneChange("card_arrived", "seat3.cards", 20, 2.0, 0, 2.0, label="JS", position=(765.0, 525.0)),
+               ZoneChange("card_arrived", "seat3.cards", 20, 2.0, 0, 2.0, label="unreadable",
+                          position=(755.0, 551.0))]),
+        (3.0, [ZoneChange("card_arrived", "dealer.cards", 30, 3.0, 0, 3.0, label="KS", position=(870.0, 250.0))]),
+        (4.0, [ZoneChange("card_left", "seat3.cards", 40, 4.0, 0, 4.0, label="unreadable", position=(755.0, 551.0)),
+               ZoneChange("card_arrived", "seat3.cards", 40, 4.0, 0, 4.0, label="JS", position=(751.0, 559.0))]),
+        (5.0, [ZoneChange("card_arrived", "dealer.cards", 50, 5.0, 0, 5.0, label="BACK", position=(920.0, 250.0))]),
+    ]
+    for at, changes in steps:
+        t.engine.step(int(at * 10), at, changes)
+        t.engine.step(int(at * 10) + 5, at + 0.5, [])
+    t.engine.step(80, 8.0, [])
+    assert t.engine.current.seats[3].dealt == ["JS", "JS"] and t.alerts == []

@@ -736,8 +736,9 @@ class RoundEngine:
             return events + self._card_turned(r, ch, owner)
         # a face card read anew where another reading of it just left is the same card
         misread = self._misread_partner(ch)
-        if misread is not None:
+        if misread is not None and self._in_hand(r, owner, misread.label):
             return events + self._card_reread(r, owner, misread.label, ch.label)
+        # (a reading that was never dealt, taken as the card dealt just before it, leaving: no card to read anew)
         # the dealer's only face-down card is the hole card: once it has left the felt face down,
         # the next face card to the dealer is that card turned over (it may move while turning)
         if (owner == "dealer" and ch.label != BACK and BACK in r.dealer
@@ -792,6 +793,14 @@ class RoundEngine:
         if s.turned is not None and s.turned[1] is not None:
             lying.append(s.turned[1])
         return any(_within(ch.position, p, FLIP_MM) for p in lying)
+
+    @staticmethod
+    def _in_hand(r: RoundRecord, owner, label: str) -> bool:
+        """``label`` is one of the cards dealt (or drawn) to ``owner`` this round."""
+        if owner == "dealer":
+            return label in r.dealer
+        s = r.seats.get(owner)
+        return s is not None and (label in s.dealt or label in s.hits)
 
     def _card_left(self, ch: ZoneChange, owner, kind: str) -> list[Event]:
         return []  # departures matter at pick-up, which _check_round_end reads from the zones
