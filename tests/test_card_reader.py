@@ -293,9 +293,9 @@ def test_a_card_back_beside_a_face_up_card_is_kept():
     assert kd_and_a_back([930, 544]) == ["BACK", "KD"]
 
 
-def a_back_and_an_index_at_its_corner(p: float) -> list[str]:
+def a_back_and_an_index_at_its_corner(p: float, box=(18, 29, 57, 62)) -> list[str]:
     """A stage-1 BACK box with one index read as 10H at probability ``p`` at its top-left corner: the labels."""
-    d = corners([[18, 29, 57, 62]], [one_hot("10H", p)], zone="seat3.cards")
+    d = corners([list(box)], [one_hot("10H", p)], zone="seat3.cards")
     back = Detections(xyxy=np.array([[0, 0, 305, 296]], np.float32), class_id=np.array([1]), score=np.array([0.8]),
                       zone=["seat3.cards"])
     back.data["probs"] = np.array([None], dtype=object)
@@ -305,6 +305,11 @@ def a_back_and_an_index_at_its_corner(p: float) -> list[str]:
 
 def test_a_card_backs_print_read_unsurely_as_an_index_is_not_a_card():
     assert a_back_and_an_index_at_its_corner(0.57) == ["BACK"]
+
+
+def test_the_print_of_the_front_one_of_two_backs_under_one_box_is_not_a_card():
+    """Seed 7113 at 4K: one BACK box round two face-down cards; the front card's corner lies 22 % into the box."""
+    assert a_back_and_an_index_at_its_corner(0.55, box=(49, 48, 89, 80)) == ["BACK"]
 
 
 def test_an_index_read_surely_on_a_face_down_card_is_a_card_lying_on_it():
