@@ -542,3 +542,16 @@ def test_a_second_card_of_the_same_identity_where_an_unreadable_glimpse_of_the_f
         t.engine.step(int(at * 10) + 5, at + 0.5, [])
     t.engine.step(80, 8.0, [])
     assert t.engine.current.seats[3].dealt == ["JS", "JS"] and t.alerts == []
+
+
+def test_a_payout_read_while_the_dealer_is_still_placing_it_is_judged_when_placed_2_23_f():
+    """Seed 7125: the $20 match-the-dealer payout read at $5 for 0.3 s as its chips went down: no underpayment."""
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    at = t.t + 1.0
+    t.engine.step(int(at * 10), at, [ZoneChange("chips", "seat3.payout", int(at * 10), at, 0, at, before=0, after=5)])
+    t.engine.step(int(at * 10) + 3, at + 0.3, [ZoneChange("chips", "seat3.payout", int(at * 10) + 3, at + 0.3, 0,
+                                                          at + 0.3, before=5, after=20)])
+    t.engine.step(int(at * 10) + 20, at + 2.0, [])
+    assert t.alerts == []
+    assert t.engine.current.seats[3].observed_payout["mtd"] == 20

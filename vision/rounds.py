@@ -626,9 +626,15 @@ class RoundEngine:
         events: list[Event] = []
         if target == "mtd":
             events += self._check_late(r, s, "mtd", ch)
-        if target in SIDE_BETS:
+        if target in SIDE_BETS and not self._payout_growing(ch):
             events += self._check_payout(r, s, target, ch)
         return events
+
+    def _payout_growing(self, ch: ZoneChange) -> bool:
+        """A larger reading of the same payout stack is already held for ordering: the dealer is still placing it
+        (a stack read at $5 on its way to $20), so its amount is judged on that later reading."""
+        return any(q.kind == "chips" and q.zone == ch.zone and (q.after is None or q.after > (ch.after or 0))
+                   for _, _, q in self._queue)
 
     def _unvalued_payout(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange) -> list[Event]:
         """A payout stack seen but not valued: the wager it pays is settled (its timing is checked), its amount
