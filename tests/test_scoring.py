@@ -36,3 +36,15 @@ def test_replaying_kept_readings_needs_the_folder_they_were_kept_in():
 
     res = CliRunner().invoke(app, ["eval", "review", "--seeds", "1", "--replay"])
     assert res.exit_code != 0 and "--replay needs --keep" in str(res.exception)
+
+
+def test_a_round_whose_only_difference_is_a_wager_reported_unvalued_is_right_or_unvalued_not_right():
+    got = _report("KH", [{"seat": 3, "cards": ["10S", "7C"], "hits": [], "wagers": {"main": None}}])
+    s = summarise([score_video(TRUTH, got)])
+    assert s["rounds_right"] == 0 and s["rounds_right_or_unvalued"] == 1
+
+
+def test_a_wager_valued_wrong_is_neither():
+    got = _report("KH", [{"seat": 3, "cards": ["10S", "7C"], "hits": [], "wagers": {"main": 20}}])
+    s = summarise([score_video(TRUTH, got)])
+    assert s["rounds_right"] == 0 and s["rounds_right_or_unvalued"] == 0

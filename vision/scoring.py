@@ -2,8 +2,11 @@
 
 Rounds are paired by time overlap.  A round is *right* when, for every seat the
 truth lists, the first two cards, the wagers and the expected side-bet payouts
-match, and the dealer's up card matches.  Alerts are compared as sets of
-(round, type, seat) for precision and recall.
+match, and the dealer's up card matches.  It is *right or unvalued* when the only
+differences are wagers the review reported as placed but not valued (``null``: the
+camera could not count the stack, which the detector must say rather than guess)
+and the side-bet payouts that follow from them: nothing the review claims is wrong.
+Alerts are compared as sets of (round, type, seat) for precision and recall.
 """
 
 from __future__ import annotations
@@ -50,12 +53,25 @@ def _seat_key(s: dict) -> dict:
     return out
 
 
+def _unvalued_filled(mine: dict, truth: dict) -> dict:
+    """``mine``'s seat key with each wager it reports placed but unvalued (and the payout expected on it, which
+    cannot be worked out without its amount) taken from ``truth``'s."""
+    k, t = _seat_key(mine), _seat_key(truth)
+    for wager, value in list(k["wagers"].items()):
+        if value is None and wager in t["wagers"]:
+            k["wagers"][wager] = t["wagers"][wager]
+            if wager in ("mtd", "bonus") and wager in t:
+                k[wager] = t[wager]
+    return k
+
+
 @dataclass
 class VideoScore:
     """Scores of one video."""
 
     rounds: int = 0
     rounds_right: int = 0
+    rounds_right_or_unvalued: int = 0  # right but for wagers reported placed and not valued (nothing claimed wrong)
     alerts_true: set = field(default_factory=set)
     alerts_got: set = field(default_factory=set)
     wrong: list = field(default_factory=list)
@@ -92,6 +108,9 @@ def score_video(truth: dict, report: dict, video_id: str = "") -> VideoScore:
         else:
             score.up_right += 1
         got_seats = {s["seat"]: s for s in g["seats"]}
+        only_unvalued = not problems and all(
+            s["seat"] in got_seats and _unvalued_filled(got_seats[s["seat"]], s) == _seat_key(s) for s in t["seats"])
+        score.rounds_right_or_unvalued += only_unvalued
         for s in t["seats"]:
             mine = got_seats.get(s["seat"])
             score.seats += 1
@@ -135,6 +154,7 @@ def summarise(scores: list[VideoScore]) -> dict:
         row["hit"] += key in hit
     return {"videos": len(scores), "rounds": rounds, "rounds_right": right,
             "round_accuracy": round(right / rounds, 4) if rounds else None,
+            "rounds_right_or_unvalued": sum(s.rounds_right_or_unvalued for s in scores),
             "up_card_accuracy": _share(sum(s.up_right for s in scores), rounds),
             "seat_first_two_accuracy": _share(sum(s.seat_cards_right for s in scores), sum(s.seats for s in scores)),
             "seat_wagers_accuracy": _share(sum(s.seat_wagers_right for s in scores), sum(s.seats for s in scores)),
