@@ -121,12 +121,3 @@ def test_the_bundled_round_videos_wagers_are_valued_from_their_sides():
         if t > max(want):
             break
     assert seen == want
-
-
-def test_a_doubtful_reading_keeps_its_slot_probabilities_but_reports_no_value():
-    p = slots(5, 5, 25)
-    p[1] = 0.01
-    p[1, 1 + DENOMS.index(5)], p[1, 1 + DENOMS.index(1)] = 0.55, 0.4  # torn between $5 and $1
-    r = reading_from_slots(p, DENOMS, 0.9)
-    assert r.value is None and r.slot_p is not None and r.slot_p.shape == p.shape
-    assert "slot_p" not in r.to_json()

@@ -245,7 +245,7 @@ def reading_from_slots(p: np.ndarray, denominations: list[int], threshold: float
     if (top[n:] != 0).any():
         return StackReading(None, None, [], px_per_chip=ppc, note="a chip seen above an empty slot: cannot count")
     if (conf[:n + 1] < threshold).any():
-        return StackReading(None, None, [], px_per_chip=ppc, slot_p=p,
+        return StackReading(None, None, [], px_per_chip=ppc,
                             note=f"a chip slot read at {conf[:n + 1].min():.2f} (< {threshold:g}): cannot count")
     if n == 0:
         return StackReading(None, None, [], px_per_chip=ppc, note="no chip on the side where the stack was found")

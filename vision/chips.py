@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -54,9 +53,6 @@ class StackReading:
     layers: list[dict] = field(default_factory=list)
     note: str | None = None
     px_per_chip: float | None = None
-    # abstained on confidence alone: the chip-side model's (SLOTS, 1 + D) slot probabilities, never reported;
-    # they can only confirm an earlier confident reading of the same stack (live video)
-    slot_p: Any = None
 
     def to_json(self) -> dict:
         out = {"count": self.count, "value": self.value, "layers": self.layers}

@@ -403,11 +403,6 @@ def _patch_signature(image: np.ndarray, box: np.ndarray) -> np.ndarray | None:
 
 
 STACK_SAME_MM = 20.0
-#: live video: how many stacks' last confident readings are remembered (a table has a few dozen spots)
-CONFIRM_MEMORY = 64
-#: least probability the chip-side model may give each slot of an earlier confident reading for an abstaining
-#: reading of the same stack to confirm it (:meth:`FrameReader._confirmed`)
-CONFIRM_SLOT_P = 0.25
 """Two chip-stack detections whose bases lie closer than this (about a chip's radius, mm) are one stack."""
 
 
@@ -605,7 +600,6 @@ class FrameReader:
         self.probe_spots = probe_spots
         self._spot_boxes: dict = {}
         self._probe_memory: dict | None = {} if live else None  # probed spots whose pixels did not change
-        self._confident: list | None = [] if live else None  # live video: (base mm, reading) of confident readings
         self.settle_frames = settle_frames if live else 0
 
     def crops_for(self, table: TableView | None, width: int, height: int) -> list[Crop]:
@@ -698,7 +692,6 @@ class FrameReader:
             todo.append((z.name, c, sig, key))
         if todo:
             for (name, c, sig, key), reading in zip(todo, self.chip_side.read_stacks(image, cam, [t[1] for t in todo])):
-                reading = self._confirmed(c, reading)
                 if sig is not None:
                     self._probe_memory[key] = (sig, reading)
                 found.append((name, c, reading))
@@ -725,48 +718,9 @@ class FrameReader:
         stage 1 handed back unchanged (its zone's pixels did not change) keeps its last reading."""
         cache = self._stack_readings
         todo = [s for s in stacks if cache is None or s[2] not in cache]
-        fresh = {s[2]: self._confirmed(s[1], reading)
-                 for s, reading in zip(todo, self.chip_side.read_stacks(image, camera, [s[1] for s in todo]))}
+        fresh = dict(zip((s[2] for s in todo), self.chip_side.read_stacks(image, camera, [s[1] for s in todo])))
         if cache is not None:
             fresh.update((s[2], cache[s[2]]) for s in stacks if s[2] in cache)
             cache.clear()
             cache.update(fresh)
         return [(row, fresh[key]) for row, _, key in stacks]
-
-    def _confirmed(self, base, reading):
-        """Live video: a stack's reading, confirmed by its last confident reading where the model abstained.
-
-        A reading that abstained on confidence alone (a slot below the threshold) is the last confident
-        reading of a stack at the same place (within :data:`STACK_SAME_MM`) where the model still gives each
-        of that reading's slots (its chips, and the empty slot above them) at least
-        :data:`CONFIRM_SLOT_P`: the stack was valued before and nothing in the new look contradicts it (a
-        hand's shadow, a chip's edge blurred by motion, a slot torn between two denominations one of which
-        was read before).  Any other abstention stands, and a confident reading replaces what was remembered
-        there.  Without memory (one image) the reading is returned as it is.
-
-        Args:
-            base: (x, y) mm on the layout where the stack was read.
-            reading: the model's :class:`vision.chips.StackReading`.
-        """
-        memory = self._confident
-        if memory is None:
-            return reading
-        near = [i for i, (b, _) in enumerate(memory) if math.dist(b, base) < STACK_SAME_MM]
-        if reading.value is not None:
-            for i in reversed(near):
-                del memory[i]
-            memory.append(((float(base[0]), float(base[1])), reading))
-            del memory[:-CONFIRM_MEMORY]
-            return reading
-        if reading.slot_p is None:
-            return reading
-        classes = {d: k + 1 for k, d in enumerate(self.chip_side.denominations)}
-        for i in near:
-            known = memory[i][1]
-            slots = [classes.get(layer["denomination"]) for layer in known.layers for _ in range(layer["count"])]
-            if None in slots or len(slots) + 1 > len(reading.slot_p):
-                continue
-            p = reading.slot_p[np.arange(len(slots) + 1), slots + [0]]
-            if float(p.min()) >= CONFIRM_SLOT_P:
-                return known
-        return reading
