@@ -130,8 +130,13 @@ def stack_samples(image, camera, base, layers, denominations, rng, aligned: int 
     return xs, ys, al
 
 
+def _frame_size(rng: np.random.Generator, uhd_share: float) -> tuple[int, int]:
+    """1920 x 1080, or 3840 x 2160 for a ``uhd_share`` of frames (no draw at all when 0, so older runs replay)."""
+    return (3840, 2160) if uhd_share > 0 and rng.random() < uhd_share else (1920, 1080)
+
+
 def _strips_worker(args):
-    frames, seed, min_ppc = args
+    frames, seed, min_ppc, uhd_share = args
     import os
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -142,7 +147,8 @@ def _strips_worker(args):
     rng = np.random.default_rng(seed)
     xs, ys, al, ppcs = [], [], [], []
     for _ in range(frames):
-        res, camera, truth, bare = chip_scene(rng, with_empty=True)
+        width, height = _frame_size(rng, uhd_share)
+        res, camera, truth, bare = chip_scene(rng, width, height, with_empty=True)
         for base, layers in truth:
             ppc = chip_geometry(camera, base)[0]
             if ppc < min_ppc:
@@ -187,14 +193,15 @@ def _in_view(camera, point_mm) -> bool:
     return bool(np.isfinite(u).all() and 20 < u[0] < camera.width - 20 and 60 < u[1] < camera.height - 20)
 
 
-def make_strips(frames: int, seed: int, min_ppc: float = 1.5, workers: int = 2, log=print):
+def make_strips(frames: int, seed: int, min_ppc: float = 1.5, workers: int = 2, uhd_share: float = 0.0, log=print):
     """(strips (N, R, W, 6) uint8, slot labels (N, SLOTS) int64, aligned (N,) float32, px per chip (N,)).
 
-    ``frames`` rendered frames in chunks of 25, each chunk seeded from ``seed``, over ``workers`` processes.
+    ``frames`` rendered frames in chunks of 25, each chunk seeded from ``seed``, over ``workers`` processes;
+    ``uhd_share`` of them at 3840 x 2160 (the same table cover, so twice the pixels per chip: 4K cameras).
     """
     import multiprocessing as mp
 
-    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc) for k in range(0, frames, 25)]
+    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc, uhd_share) for k in range(0, frames, 25)]
     t0 = time.time()
     out = []
     with mp.get_context("spawn").Pool(workers) as pool:
@@ -254,12 +261,14 @@ class ChipSideRun:
     val_exact: float
     val_wrong: float
     val_abstain: float
+    uhd_share: float = 0.0
 
 
 def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0, min_ppc: float = 2.0,
-                    log=print) -> dict:
+                    uhd_share: float = 0.0, log=print) -> dict:
     """Read freshly rendered stacks as the runtime does (base searched from a guess ``spot_sd_mm`` off).
 
+    ``uhd_share``: the share of frames rendered at 3840 x 2160 (see :func:`make_strips`).
     Returns counts of stacks whose side shows >= ``min_ppc`` px per chip: exact, wrong, abstained.
     """
     from vision.chip_side import ChipSideReader
@@ -269,7 +278,7 @@ def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0
     rng = np.random.default_rng(seed)
     out = {"stacks": 0, "exact": 0, "wrong": 0, "abstained": 0}
     for _ in range(frames):
-        res, camera, truth = chip_scene(rng)
+        res, camera, truth = chip_scene(rng, *_frame_size(rng, uhd_share))
         for base, layers in truth:
             if chip_geometry(camera, base)[0] < min_ppc:
                 continue
@@ -283,11 +292,12 @@ def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0
 
 
 def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, seed: int = 0, epochs: int = 20,
-                    threads: int | None = None, init: Path | None = None, lr: float = 3e-3,
+                    threads: int | None = None, init: Path | None = None, lr: float = 3e-3, uhd_share: float = 0.0,
                     log=print) -> tuple[Path, ChipSideRun]:
     """Render stacks, train the slot and alignment heads, export ``chip_side.onnx`` (denominations in its metadata).
 
-    ``init``: a ``chip_side.pt`` of an earlier run to start from; ``lr``: the peak learning rate."""
+    ``init``: a ``chip_side.pt`` of an earlier run to start from; ``lr``: the peak learning rate;
+    ``uhd_share``: the share of training, validation and evaluation frames rendered at 3840 x 2160."""
     import os
 
     import torch
@@ -300,8 +310,8 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     torch.set_num_threads(threads or os.cpu_count() or 1)
     denominations = [c.denomination for c in default_chip_set()]
     t0 = time.time()
-    x, y, al, _ = make_strips(frames, seed, log=log)
-    vx, vy, val, _ = make_strips(val_frames, seed + 1000, log=log)
+    x, y, al, _ = make_strips(frames, seed, uhd_share=uhd_share, log=log)
+    vx, vy, val, _ = make_strips(val_frames, seed + 1000, uhd_share=uhd_share, log=log)
     log(f"{len(x)} training strips, {len(vx)} validation strips, {time.time() - t0:.0f}s")
     classes = 1 + len(denominations)
     net = chip_side_net(classes)
@@ -346,11 +356,11 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "chip_side.pt")
     path = export_chip_side(net, out_dir / "chip_side.onnx", denominations)
-    ev = evaluate_reader(path, val_frames, seed + 2000, log=log)
+    ev = evaluate_reader(path, val_frames, seed + 2000, uhd_share=uhd_share, log=log)
     n = max(ev["stacks"], 1)
     run = ChipSideRun(frames, val_frames, seed, epochs, int(len(x)), round(time.time() - t0, 1), round(slot_acc, 4),
                       round(aligned_acc, 4), ev["stacks"], round(ev["exact"] / n, 4), round(ev["wrong"] / n, 4),
-                      round(ev["abstained"] / n, 4))
+                      round(ev["abstained"] / n, 4), uhd_share)
     (out_dir / "chip_side.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"chip side done: {json.dumps(asdict(run))}")
     return path, run

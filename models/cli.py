@@ -120,6 +120,9 @@ def register(app: typer.Typer) -> None:
         init: Path | None = typer.Option(None, "--init", exists=True, dir_okay=False,
                                          help="chip_side.pt of an earlier run to start from."),
         lr: float = typer.Option(3e-3, "--lr", min=1e-6, help="Peak learning rate."),
+        uhd_share: float = typer.Option(0.0, "--uhd-share", min=0.0, max=1.0,
+                                        help="Share of frames rendered at 3840x2160 (4K cameras: twice the pixels "
+                                             "per chip) instead of 1920x1080."),
     ) -> None:
         """The chip-side model: stacks counted and valued from their side (front and back arcs, base searched)."""
         _need_train_extra()
@@ -128,7 +131,8 @@ def register(app: typer.Typer) -> None:
         from models.chip_side_train import train_chip_side
 
         path, run = train_chip_side(out, frames=frames, val_frames=val_frames, seed=seed, epochs=epochs,
-                                    threads=threads, init=init, lr=lr, log=lambda m: print(m, file=sys.stderr, flush=True))
+                                    threads=threads, init=init, lr=lr, uhd_share=uhd_share,
+                                    log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), **asdict(run)}))
 
     @train_app.command("export")

@@ -34,7 +34,7 @@ def test_committed_models_match_the_model_card():
     from models.export import sha256
 
     text = card.read_text()
-    for name in ("stage1.onnx", "card_reader.onnx"):
+    for name in ("stage1.onnx", "stage1_int8.onnx", "card_reader.onnx", "chip_side.onnx"):
         if (MODELS / name).is_file():
             assert sha256(MODELS / name) in text, f"{name}: sha256 missing from MODEL_CARD.md"
 
