@@ -555,3 +555,16 @@ def test_a_payout_read_while_the_dealer_is_still_placing_it_is_judged_when_place
     t.engine.step(int(at * 10) + 20, at + 2.0, [])
     assert t.alerts == []
     assert t.engine.current.seats[3].observed_payout["mtd"] == 20
+
+
+def test_a_payout_stack_seen_unvalued_then_valued_pays_one_wager_2_20_j():
+    """Seed 7125: the main wager's $25 payout, first seen as a stack that could not be valued, then valued: one
+    payout of the main wager, not a second payout taken for the losing bonus (a false bonus_overpaid)."""
+    first, hole = standard_deal(["KH", "9C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 1).deal(*first).deal(*hole).chips_to("seat3.bonus", 0)
+    t.t += 1.0
+    t._feed(ZoneChange("card_relabelled", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="8D", previous="BACK"))
+    t.chips_to("seat3.payout", None).chips_to("seat3.payout", 25)
+    assert t.alerts == []
+    s = t.engine.current.seats[3]
+    assert s.observed_payout == {"main": 25} and not s.paid_unvalued

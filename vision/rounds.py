@@ -174,6 +174,7 @@ class SeatRecord:
     settled_by: dict[str, ZoneChange] = field(default_factory=dict)
     collected: dict[str, bool] = field(default_factory=dict)
     paid_unvalued: set[str] = field(default_factory=set)  # wagers paid with a stack that could not be valued
+    unvalued_payout: str | None = None    # the wager the payout stack now standing unvalued was taken to pay
     payout_high: Fraction = Fraction(0)   # most the payout zone has shown: a hidden stack seen again is not paid twice
 
     @property
@@ -606,6 +607,8 @@ class RoundEngine:
             return []
         if r.clear_t is not None and ch.t_s >= r.clear_t and not self._bonus_unpaid(s):
             return []  # chips beside a spot once the cards are gone are the player's, but for a bonus still due
+        if ch.after == 0:
+            s.unvalued_payout = None
         if ch.after is None:
             # a stack seen but not valued: placed alone, or beside one already counted (touching, the two are
             # read as one stack that cannot be counted): the next wager is paid, by an unknown amount
@@ -617,7 +620,13 @@ class RoundEngine:
             return []
         amount = now_value - s.payout_high
         s.payout_high = now_value
-        target = self._payout_target(r, s, ch)
+        if before is None and s.unvalued_payout is not None:
+            # the stack seen a moment ago but not valued, valued now: the payout it was taken for, not another
+            target = s.unvalued_payout
+            s.paid_unvalued.discard(target)
+            s.unvalued_payout = None
+        else:
+            target = self._payout_target(r, s, ch)
         if target is None:
             return []
         s.observed_payout[target] = s.observed_payout.get(target, Fraction(0)) + amount
@@ -645,6 +654,7 @@ class RoundEngine:
         s.settled_t[target] = ch.t_s
         s.settled_by[target] = ch
         s.paid_unvalued.add(target)
+        s.unvalued_payout = target
         events = self._check_late(r, s, "mtd", ch) if target == "mtd" else []
         if target in SIDE_BETS and target not in s.unvalued:
             events += self._alert(r, "unreadable", s.seat, ch, wager=target,
