@@ -53,16 +53,16 @@ def _seat_key(s: dict) -> dict:
     return out
 
 
-def _unvalued_filled(mine: dict, truth: dict) -> dict:
-    """``mine``'s seat key with each wager it reports placed but unvalued (and the payout expected on it, which
-    cannot be worked out without its amount) taken from ``truth``'s."""
+def _only_unvalued_differ(mine: dict, truth: dict) -> bool:
+    """``mine`` matches ``truth`` once each wager it reports placed but unvalued (and the payout expected on it, which
+    cannot be worked out without its amount) is taken from ``truth``."""
     k, t = _seat_key(mine), _seat_key(truth)
     for wager, value in list(k["wagers"].items()):
         if value is None and wager in t["wagers"]:
             k["wagers"][wager] = t["wagers"][wager]
             if wager in ("mtd", "bonus") and wager in t:
                 k[wager] = t[wager]
-    return k
+    return k == t
 
 
 @dataclass
@@ -109,7 +109,7 @@ def score_video(truth: dict, report: dict, video_id: str = "") -> VideoScore:
             score.up_right += 1
         got_seats = {s["seat"]: s for s in g["seats"]}
         only_unvalued = not problems and all(
-            s["seat"] in got_seats and _unvalued_filled(got_seats[s["seat"]], s) == _seat_key(s) for s in t["seats"])
+            s["seat"] in got_seats and _only_unvalued_differ(got_seats[s["seat"]], s) for s in t["seats"])
         score.rounds_right_or_unvalued += only_unvalued
         for s in t["seats"]:
             mine = got_seats.get(s["seat"])

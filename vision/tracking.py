@@ -44,6 +44,7 @@ from typing import Iterable
 
 import numpy as np
 
+from rules.cards import RED_SUITS
 from vision.grouping import SAME_CARD_PAIR_MM as CORNER_PAIR_MM, inside_card
 
 
@@ -203,7 +204,7 @@ def _other_colour(label: str, card: str) -> bool:
     picture bear its own suit), but another card's index, dealt over it (seed 7124: JS on 7H's face)."""
     if label in ("BACK", "unreadable") or card in ("BACK", "unreadable"):
         return False
-    return (label[-1] in "HD") != (card[-1] in "HD")
+    return (label[-1] in RED_SUITS) != (card[-1] in RED_SUITS)
 
 
 class _StableSignal:
