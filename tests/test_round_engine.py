@@ -357,6 +357,14 @@ def test_a_card_read_twice_as_it_lands_is_dealt_once():
     assert t.engine.rounds[0].seats[3].dealt == ["5H", "7C"] and t.alerts == []
 
 
+def test_a_card_read_unreadable_as_it_lands_then_read_is_one_card_with_its_reading():
+    t = Table().chips_to("seat3.main", 25)
+    t.card("seat3.cards", "unreadable")
+    t._feed(ZoneChange("card_arrived", "seat3.cards", 0, t.t + 0.1, 0, t.t + 0.1, label="10H"))
+    t.deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    assert t.engine.rounds[0].seats[3].dealt == ["10H", "7C"] and t.alerts == []
+
+
 def test_a_hole_card_first_seen_turned_over_was_dealt_right_after_the_last_card_before_it_19_6_d():
     first, _ = standard_deal(["KS", "7C"], "KS")
     t = Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).card("dealer.cards", "9H")
@@ -393,6 +401,29 @@ def test_switch_hands_face_down_pair_never_seen_is_the_pair_kept_when_the_face_u
     t.card("seat3.cards", "KD").card("seat3.cards", "7D")
     s = t.engine.rounds[0].seats[3]
     assert sorted(s.first_two) == ["7D", "KD"] and s.hits == []
+
+
+def test_switch_hands_a_face_showing_as_one_card_of_the_face_up_pair_is_taken_away_is_the_pair_kept_2b_6_f():
+    """Seed 7107 at 4K: the dealer takes the face-up pair away one card at a time and turns the unseen face-down
+    pair over meanwhile; the first face shows while one face-up card still lies there."""
+    t = Table(SH).chips_to("seat3.main", 25)
+    t.deal(("seat3.cards", "4S"), ("dealer.cards", "4H"), ("seat3.cards", "AD"), ("dealer.cards", "BACK"))
+    t.card("seat3.cards", "AD", "card_left").card("seat3.cards", "6H")
+    t.card("seat3.cards", "4S", "card_left").card("seat3.cards", "10S")
+    s = t.engine.rounds[0].seats[3]
+    assert sorted(s.first_two) == ["10S", "6H"] and s.hits == []
+
+
+def test_switch_hands_a_card_arriving_long_after_a_face_up_card_was_lost_is_a_hit():
+    """Seed 7108 at 4K: a face-up card, covered as the next was dealt, missed for seconds; the card that comes then is
+    a hit, not the face-down pair turned over."""
+    t = Table(SH).chips_to("seat3.main", 25)
+    t.deal(("seat3.cards", "5S"), ("dealer.cards", "JD"), ("seat3.cards", "AD"), ("dealer.cards", "BACK"))
+    t.card("seat3.cards", "5S", "card_left")
+    t.t += 3.0
+    t.card("seat3.cards", "9S")
+    s = t.engine.rounds[0].seats[3]
+    assert s.first_two == ["5S", "AD"] and s.hits == ["9S"]
 
 
 def test_a_winning_bonus_hidden_while_its_cards_are_put_under_it_is_not_collected_2_20_f():

@@ -75,6 +75,10 @@ FLIP_MM = 45.0
 """A player's face-down card turned over shows its face this close (mm, card centres) to where it lay; farther off,
 a face arriving as a face-down card leaves is another card (Switch Hands: the pair not kept is taken away as the
 other is played)."""
+SWITCH_TURN_S = 2.5
+"""Switch Hands: how soon after a card of the face-up pair left its seat a face showing there is the face-down pair
+turned over (the dealer takes the pair not kept away and turns the other over in one movement, 2B.6(f)). A card
+missing for longer than that before a new one arrives was lost by the camera, and the new card is a hit."""
 FIXTURE_MM = 15.0
 """An ``unreadable`` card this close (mm) to where layout art was once read as a card is that art again."""
 WAGERS = ("main", "mtd", "bonus")
@@ -301,6 +305,7 @@ class RoundEngine:
         self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
         self._pending_flips: list[tuple[str, float, tuple | None]] = []  # (zone, t, mm) of BACK departures awaiting a face
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
+        self._left_at: dict[tuple[str, str], float] = {}   # (zone, label) -> when that card last left the zone
         self._wager_gone: dict[str, tuple[float, float | None]] = {}  # wager zone -> (t, value) of its last going
         self._last_departure_t = 0.0
         self._utc0: datetime | None = None
@@ -379,6 +384,7 @@ class RoundEngine:
             return []
         if ch.kind == "card_left":
             self._departed.append(ch)
+            self._left_at[(ch.zone, ch.label)] = ch.t_s
             self._last_departure_t = max(self._last_departure_t, ch.t_s)
             if ch.label in labels:
                 labels.remove(ch.label)
@@ -777,17 +783,18 @@ class RoundEngine:
         """A second arrival on one spot within :data:`SAME_SPOT_S` of the last card dealt there is that card again
         (read as two while it settled, or the face-down pair showing around the face-up card just laid on it):
         cards to one spot come a pass of the deal apart. A face reading replaces a face-down one (the card was
-        turned on its way from the shoe). Returns True when ``ch`` is taken as that card."""
+        turned on its way from the shoe) or an ``unreadable`` one (the same card, read once it settled). Returns
+        True when ``ch`` is taken as that card."""
         last = next(((k, e, label, t) for k, (e, label, t) in reversed(list(enumerate(r.deal)))
                      if e.recipient == owner), None)
         if last is None or abs(ch.t_s - last[3]) > SAME_SPOT_S:
             return False  # (an arrival seen just before it, confirmed later, is the same card: read unreadable)
         k, e, label, t = last
-        if label == BACK and ch.label != BACK:
+        if label in (BACK, UNREADABLE) and ch.label not in (BACK, UNREADABLE):
             r.deal[k] = (DealEvent(owner, True), ch.label, t)
             hand = r.dealer if owner == "dealer" else r.seats[owner].dealt
             for i in range(len(hand) - 1, -1, -1):
-                if hand[i] == BACK:
+                if hand[i] == label:
                     hand[i] = ch.label
                     break
         return True
@@ -799,9 +806,14 @@ class RoundEngine:
         s = r.seats.get(seat)
         if s is None or BACK not in s.dealt[:2]:
             return False
-        if (s.kept and not s.hits
-                and not any(c in self._cards.get(f"seat{seat}.cards", ()) for c in s.kept)):
-            # before any hit, the face-up pair gone from the layout: the face-down pair is the one kept (2B.6(f))
+        zone = f"seat{seat}.cards"
+        missing = [c for c in (s.kept or ()) if c not in self._cards.get(zone, ())]
+        if s.kept and not s.hits and missing and (
+                len(missing) == len(s.kept)
+                or all(0.0 <= ch.t_s - self._left_at.get((zone, c), -1e9) <= SWITCH_TURN_S for c in missing)):
+            # before any hit, the face-up pair gone from the layout, or one of it just taken away (the dealer
+            # turns the other pair over while taking the pair not kept away): the face-down pair is the one kept
+            # (2B.6(f))
             return True
         if ch.position is None:
             return False
