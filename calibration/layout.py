@@ -124,6 +124,13 @@ class PrintedArc(BaseModel):
     width_mm: float = Field(default=6.0, gt=0)
 
 
+GLYPH_WIDTH = 0.75
+"""Printed words' length per character, in glyph heights (Hershey faces measure 0.63-0.71; casino layouts' faces
+are of that order): generous, so a glyph read as a card index is known for print."""
+GLYPH_BAND = 1.5
+"""Printed words' extent across their line, in glyph heights (room for the stroke and the estimate's error)."""
+
+
 class PrintedText(BaseModel):
     """Printed words: centred at ``center`` (mm), glyph height ``height_mm``, rotated ``angle_deg``.
 
@@ -138,6 +145,36 @@ class PrintedText(BaseModel):
     angle_deg: float = 0.0
     arc_center: Point | None = None
     arc_radius: float | None = None
+
+    def covers(self, points, char_width: float = GLYPH_WIDTH, band: float = GLYPH_BAND) -> list[bool]:
+        """Whether each of N points (mm) lies on the printed words.
+
+        The words' extent is estimated from their length and glyph height (the face is the printer's, not
+        ours): ``char_width`` glyph heights per character along the line (or arc) and ``band`` glyph heights
+        across it, both generous.
+
+        Args:
+            points: N (x, y) layout mm.
+
+        Returns:
+            N bools.
+        """
+        half_len = 0.5 * len(self.text) * char_width * self.height_mm
+        half_band = 0.5 * band * self.height_mm
+        out = []
+        for x, y in points:
+            if self.arc_center is not None and self.arc_radius:
+                cx, cy = self.arc_center
+                r = math.hypot(x - cx, y - cy)
+                mid = math.atan2(self.center[1] - cy, self.center[0] - cx)
+                turn = (math.atan2(y - cy, x - cx) - mid + math.pi) % (2 * math.pi) - math.pi
+                out.append(abs(r - self.arc_radius) <= half_band and abs(turn) * self.arc_radius <= half_len)
+            else:
+                a = math.radians(self.angle_deg)
+                dx, dy = x - self.center[0], y - self.center[1]
+                along, across = dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)
+                out.append(abs(along) <= half_len and abs(across) <= half_band)
+        return out
 
 
 class Layout(BaseModel):
@@ -200,6 +237,15 @@ class Layout(BaseModel):
     def spots(self) -> list[Zone]:
         """Every betting spot (zones with a printed circle)."""
         return [z for z in self.zones if z.circle is not None]
+
+    def on_printed_words(self, points) -> list[bool]:
+        """Whether each of N points (layout mm) lies on any of the layout's printed words
+        (:meth:`PrintedText.covers`): where a glyph, read as a card's corner index, is print, not a card."""
+        points = [(float(x), float(y)) for x, y in points]
+        hits = [False] * len(points)
+        for t in self.texts:
+            hits = [h or c for h, c in zip(hits, t.covers(points))]
+        return hits
 
     def zone_at(self, point: Point) -> Zone | None:
         """The zone containing ``point`` (mm); spots win over larger zones they lie in."""

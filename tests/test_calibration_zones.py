@@ -125,3 +125,17 @@ def test_a_stack_whose_base_lies_within_a_chip_radius_outside_a_spot_still_stand
     far = np.array([[spot.center[0] + spot.radius + 60.0, spot.center[1]]])
     assert zm.zone_of_mm(near, CHIP_RADIUS_MM) == ["seat4.main"]
     assert zm.zone_of_mm(far, CHIP_RADIUS_MM) != ["seat4.main"]
+
+
+def test_the_glyphs_of_blackjack_pays_3_to_2_lie_on_the_printed_words():
+    layout = builtin_layout("spanish21-6-mtd")
+    # the "2" and the "B" at the arc's two ends (radius 375 mm about the dealer), then the dealer's cards and a seat
+    assert layout.on_printed_words([(1100, 346), (765, 332), (871, 251), (700, 600)]) == [True, True, False, False]
+
+
+def test_straight_printed_words_cover_only_their_own_line():
+    from calibration.layout import PrintedText
+
+    words = PrintedText(text="MATCH THE DEALER", center=(100.0, 100.0), height_mm=7.0)
+    # 16 characters x 0.75 x 7 mm = 84 mm long, 10.5 mm across
+    assert words.covers([(100, 100), (141, 104), (146, 100), (100, 106)]) == [True, True, False, False]

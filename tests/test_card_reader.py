@@ -312,5 +312,50 @@ def test_the_print_of_the_front_one_of_two_backs_under_one_box_is_not_a_card():
     assert a_back_and_an_index_at_its_corner(0.55, box=(49, 48, 89, 80)) == ["BACK"]
 
 
+def test_the_corner_of_a_turned_back_midway_along_its_boxs_edge_is_not_a_card():
+    """Seed 7116 at 4K: two turned backs under one box; the second's corner lies 12 % below the box's top edge,
+    34 % from its nearest side, and stage 1's box of it sticks out above the back's box."""
+    assert a_back_and_an_index_at_its_corner(0.54, box=(100, -10, 170, 40)) == ["BACK"]
+
+
+def test_the_edge_of_a_second_back_peeking_out_of_the_front_ones_box_is_not_a_card():
+    """Seed 7129 at 4K: stage 1 boxed only the front one of two face-down cards; the other's edge, above the box,
+    read as 8H at 0.79."""
+    assert a_back_and_an_index_at_its_corner(0.79, box=(52, -23, 107, 11)) == ["BACK"]
+
+
+def test_an_index_unsurely_read_in_the_middle_of_a_back_is_kept():
+    assert a_back_and_an_index_at_its_corner(0.54, box=(130, 130, 170, 170)) == ["10H", "BACK"]
+
+
 def test_an_index_read_surely_on_a_face_down_card_is_a_card_lying_on_it():
     assert a_back_and_an_index_at_its_corner(0.97) == ["10H", "BACK"]
+
+
+def a_lone_index_on_the_layouts_words(p: float) -> list[str]:
+    """One index read as 7H at probability ``p``, centred on the layout's printed words: the labels."""
+    d = corners([[0, 0, 10, 20]], [one_hot("7H", p)], zone="dealer.cards")
+    return [c.label for c in group_cards(d, positions_mm=at_mm(d, [[1100, 346]]), on_print=np.array([True]))]
+
+
+def test_a_glyph_of_the_layouts_words_read_unsurely_as_an_index_is_not_a_card():
+    assert a_lone_index_on_the_layouts_words(0.55) == []
+
+
+def test_a_card_read_surely_on_the_layouts_words_is_a_card_lying_on_them():
+    assert a_lone_index_on_the_layouts_words(0.97) == ["7H"]
+
+
+def test_the_lower_half_of_an_index_boxed_again_and_read_unsurely_is_that_index():
+    """Seed 7117 at 4K: stage 1 boxed a 3S's corner whole (read 3S at 0.99) and its lower half over a pip of the card
+    above it (read unreadable at 0.15): one card, the 3S."""
+    d = corners([[2621, 628, 2699, 701], [2627, 665, 2692, 726]], [one_hot("3S", 0.99), one_hot("9D", 0.15)],
+                zone="seat2.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[1380, 382], [1379, 394]]))
+    assert [(c.label, round(c.score, 2)) for c in cards] == [("3S", 0.99)]
+
+
+def test_two_indices_read_surely_one_inside_the_others_box_stay_two_cards():
+    d = corners([[0, 0, 40, 40], [10, 10, 50, 50]], [one_hot("3S"), one_hot("9D")], zone="seat2.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[1380, 382], [1390, 392]]))
+    assert sorted(c.label for c in cards) == ["3S", "9D"]

@@ -625,7 +625,11 @@ class FrameReader:
         squares = dets.data.get("index_square")
         if Hinv is not None:  # (N, 2) layout mm of each detection, for the grouping and the tracker
             dets.data["layout_mm"] = _layout_mm(dets, squares, Hinv)
-        cards = group_cards(dets, threshold=self.reader.threshold, positions_mm=dets.data.get("layout_mm"))
+        on_print = None
+        if Hinv is not None and len(dets):
+            on_print = np.array(table.layout.on_printed_words(dets.data["layout_mm"]), bool)
+        cards = group_cards(dets, threshold=self.reader.threshold, positions_mm=dets.data.get("layout_mm"),
+                            on_print=on_print)
         chips = []
         chip_set = table.chip_set if table is not None else self._default_chips
         side_ok = self._side_chips is not None and sorted(chip_set, key=lambda c: c.denomination) == self._side_chips

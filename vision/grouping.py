@@ -21,9 +21,18 @@ identity, 180 degrees apart).  Indices are grouped in three steps:
    court card. A ``BACK`` box whose centre lies inside a card whose two corners are in view is
    dropped: a face-down card under it would show beyond the face card's edges, not in its middle.
 
-5. **A card back's print read as an index**: a lone index lying wholly inside a ``BACK`` box and read below
-   :data:`BACK_PRINT_CONF` is the back's pattern at its corner (a crosshatch back's white-bordered corner looks like
-   an index to stage 1): it is dropped.  A face-up card lying on a face-down one shows its index in the clear.
+5. **A card back's print read as an index**: a lone index centred in a ``BACK`` box near one of its edges (or just
+   outside it) and read below :data:`BACK_PRINT_CONF` is the back's pattern at its corner (a crosshatch back's
+   white-bordered corner looks like an index to stage 1): it is dropped.
+6. **The layout's printed words read as an index**: a lone index centred on the layout's printed words (a calibrated
+   frame: ``on_print``) and read below :data:`BACK_PRINT_CONF` is a glyph (the 2 of "BLACKJACK PAYS 3 TO 2" read as
+   a 7H, then unreadable, for seconds in the dealer's area): it is dropped.  A card lying on the words hides them and
+   shows its own index, read surely.  A face-up card lying on a face-down one shows its index in the clear.
+
+1b. **Part of an index boxed again**: stage 1 now and then boxes the lower half of an index (with a pip of the card
+   over it) beside its whole box; a box read below ``threshold`` whose centre lies inside a box read surely is that
+   index, and has no say in what it reads (seed 7117 at 4K: the 3S's corner boxed twice, the half box read
+   unreadable, dealt as a card out of turn).
 
 The group's probabilities are averaged (several looks at one card) before the label is chosen.
 
@@ -78,7 +87,7 @@ BACK_PRINT_CONF = 0.8
 the corner of a face-down card read as 10H at 0.57, held for seconds, and dealt to the seat as a face-up card."""
 
 BACK_PRINT_CORNER = 0.25
-"""How far into a ``BACK`` box (share of its width and height from a corner) a lone index may lie and be its print: a
+"""How far into a ``BACK`` box (share of its width or height from an edge) a lone index may lie and be its print: a
 box round two face-down cards dealt overlapping puts the front card's corner 22 % in (seed 7113 at 4K; 0.2 before,
 the same hold-out figures either way)."""
 
@@ -87,6 +96,14 @@ CORNER_PAIR_HEIGHTS = (2.0, 9.0)
 """Without a calibration: the same bounds in index heights, in the image. On the labelled real photos
 (``real-cards-zk7wu``, labels seen exactly twice in a photo) the ratio runs 2.6-7.0 (5th-95th percentile) on the
 webcam frames, 3.4-5.3 on the white deck and 3.4-9.3 on the black deck."""
+
+
+def _vote(P: np.ndarray, weight: np.ndarray, members) -> np.ndarray:
+    """(52,) mean of the rows ``members`` of (N, 52) probabilities, weighted by (N,) ``weight`` (all of them where
+    every weight is 0)."""
+    w = weight[list(members)]
+    rows = P[list(members)]
+    return rows.mean(0) if w.sum() <= 0 else (rows * w[:, None]).sum(0) / w.sum()
 
 
 def _agree(P: np.ndarray, i: int, j: int, min_agree: float) -> bool:
@@ -113,22 +130,30 @@ def inside_card(p: np.ndarray, a: np.ndarray, b: np.ndarray, along: tuple[float,
     return along[0] <= t <= along[1] and off <= across * length
 
 
-def _inside_a_back(boxes: np.ndarray, backs: np.ndarray, slack_px: float = 2.0) -> bool:
-    """Whether every (N, 4) xyxy px index box lies inside one of the (M, 4) xyxy px ``BACK`` boxes, in one of its
-    corners (within :data:`BACK_PRINT_CORNER` of its width and height), where a card's index would be printed."""
+def _inside_a_back(boxes: np.ndarray, backs: np.ndarray) -> bool:
+    """Whether the centre of every (N, 4) xyxy px index box lies inside one of the (M, 4) xyxy px ``BACK`` boxes,
+    near one of its edges (within :data:`BACK_PRINT_CORNER` of its width or height), where a card's index would be
+    printed.
+
+    A face-down card turned on the layout touches each edge of its axis-aligned box with one corner, anywhere
+    along that edge, so its corners lie near an edge, not only in the box's corners (seed 7116 at 4K: the second of
+    two backs under one box, its corner 12 % from the top edge and 34 % from the nearest side). The index box's centre
+    may lie outside the back's box by half the index box: stage 1's box of a back may hold only the front one of two
+    face-down cards, the other's edge peeking out beyond it (seed 7129 at 4K, read as 8H at 0.79)."""
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    grow = (boxes[:, 2:] - boxes[:, :2]) / 2  # (N, 2): half each index box's size
     for b in backs:
-        if not ((boxes[:, :2] >= b[:2] - slack_px).all() and (boxes[:, 2:] <= b[2:] + slack_px).all()):
+        if not ((centres >= b[:2] - grow).all() and (centres <= b[2:] + grow).all()):
             continue
         size = np.maximum(b[2:] - b[:2], 1.0)
         near = np.minimum(centres - b[:2], b[2:] - centres) / size  # (N, 2) share of the box to its nearest edges
-        if (near <= BACK_PRINT_CORNER).all():
+        if (near.min(axis=1) <= BACK_PRINT_CORNER).all():
             return True
     return False
 
 
 def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.05,
-                positions_mm: np.ndarray | None = None) -> list[PhysicalCard]:
+                positions_mm: np.ndarray | None = None, on_print: np.ndarray | None = None) -> list[PhysicalCard]:
     """Group read corner indices (and BACK boxes) into physical cards, and set ``dets.group``.
 
     Args:
@@ -137,6 +162,8 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         min_agree: least probability each index must give the other's top card to be grouped.
         positions_mm: (N, 2) float layout mm of every detection's centre (a calibrated frame), or
             None to measure distances in index heights in the image.
+        on_print: (N,) bool, whether each detection's centre lies on the layout's printed words
+            (:meth:`calibration.layout.Layout.on_printed_words`), or None where the layout is not known.
 
     Returns:
         The physical cards, sorted left to right then top to bottom.
@@ -168,11 +195,22 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         for j in range(i + 1, n):
             if _distance(pos, unit, i, j) < dup and _agree(P, i, j, min_agree):
                 parent[root(j)] = root(i)
+    # 1b. part of an index boxed again, read unsurely, is that index (and has no say in what it reads)
+    sure = P.max(1) >= threshold if n else np.zeros(0, bool)
+    boxes = dets.xyxy[rows]
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    weight = np.ones(n)
+    for j in np.flatnonzero(~sure):
+        inside = [i for i in np.flatnonzero(sure)
+                  if (centres[j] >= boxes[i, :2]).all() and (centres[j] <= boxes[i, 2:]).all()]
+        if inside:
+            parent[root(int(j))] = root(int(inside[0]))
+            weight[j] = 0.0
     seen: dict[int, list[int]] = {}
     for i in range(n):
         seen.setdefault(root(i), []).append(i)
     clusters = list(seen.values())
-    Pc = np.stack([P[c].mean(0) for c in clusters]) if clusters else np.zeros((0, len(CARD_LABELS)))
+    Pc = np.stack([_vote(P, weight, c) for c in clusters]) if clusters else np.zeros((0, len(CARD_LABELS)))
     posc = np.stack([pos[c].mean(0) for c in clusters]) if clusters else np.zeros((0, 2))
     unitc = np.array([unit[c].mean() for c in clusters])
     zone_of = [dets.zone[rows[c[0]]] for c in clusters]
@@ -213,10 +251,12 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     cards: list[PhysicalCard] = []
     for g in groups:
         members = sorted(int(rows[i]) for c in g for i in clusters[c])
-        p = np.mean([P[i] for c in g for i in clusters[c]], axis=0)
+        p = _vote(P, weight, [i for c in g for i in clusters[c]])
         k = int(p.argmax())
         if len(g) == 1 and p[k] < BACK_PRINT_CONF and _inside_a_back(dets.xyxy[members], back_boxes):
             continue  # 5. the back's print at its corner
+        if len(g) == 1 and p[k] < BACK_PRINT_CONF and on_print is not None and bool(np.all(on_print[members])):
+            continue  # 6. a glyph of the layout's words
         label = CARD_LABELS[k] if p[k] >= threshold else UNREADABLE
         box = dets.xyxy[members]
         box = np.concatenate([box[:, :2].min(0), box[:, 2:].max(0)]).astype(np.float32)
