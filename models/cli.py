@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         refresh: int = typer.Option(4, "--refresh", min=1, help="Re-render 1/REFRESH of the bank each epoch."),
         threads: int | None = typer.Option(None, "--threads", min=1),
         init: Path | None = typer.Option(None, "--init", exists=True, dir_okay=False,
-                                         help="card_reader.pt to fine-tune from (default: random weights)."),
+                                         help="card_reader.pt or .onnx to fine-tune from (default: random weights)."),
         lr: float = typer.Option(3e-3, "--lr", min=1e-6, help="Peak learning rate."),
         turn: str = typer.Option("upright", "--turn",
                                  help="'upright': train within 45 deg of upright/upside down and read each crop at "
@@ -51,14 +51,19 @@ def register(app: typer.Typer) -> None:
                                    help="Fraction of the other crops given a strong colour cast."),
         width: float = typer.Option(1.0, "--width", min=0.25, max=4.0,
                                     help="Channel multiplier of the reader net (compute grows as its square)."),
+        not_index: float = typer.Option(0.0, "--not-index", min=0.0, max=0.9,
+                                        help="Share of training crops with no index (card backs, layout glyphs, "
+                                             "pips, felt), trained towards 'unreadable'."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
         from models.train import train_reader
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
-                                 init=init, lr=lr, turn=turn, grey=grey, cast=cast, width=width, log=lambda m: print(m, file=sys.stderr, flush=True))
-        print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc}))
+                                 init=init, lr=lr, turn=turn, grey=grey, cast=cast, width=width, not_index=not_index,
+                                 log=lambda m: print(m, file=sys.stderr, flush=True))
+        print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc,
+                          "not_index_accepted": run.not_index_accepted}))
 
     @train_app.command("prepare")
     def prepare_cmd(

@@ -201,6 +201,121 @@ class IndexCropSource:
         return square_crop(img, square), CARD_LABELS.index(label)
 
 
+class NotAnIndexSource:
+    """Renders crops of what stage 1 boxes as a corner index but is none, for the reader to be unsure of.
+
+    Outlier exposure (Hendrycks et al. 2019): trained towards the uniform distribution on these, the reader
+    answers ``unreadable`` where it has no index to read, instead of the card a back's print or a layout glyph
+    resembles most (seen in rendered round videos: the corner of a face-down card peeking from under another read
+    as 8H, the 2 of "BLACKJACK PAYS 3 TO 2" read as 7H, two backs' edges read as a 10D). Kinds, equally often:
+
+    * ``back``: a face-down card's corner or edge (any back design), sometimes a second one peeking out under it;
+    * ``glyph``: one or two printed characters of the layout (digits and capitals, a light print colour on felt);
+    * ``pip``: the middle of a number card's face (pips, no rank);
+    * ``felt``: the background alone.
+
+    Each is cut as the runtime cuts an index (:func:`vision.card_reader.square_crop` of a square of an index's
+    size, 11-70 px), turned by any angle and degraded like the index crops (:func:`_degrade`).
+
+    Args:
+        designs: deck design names for the ``pip`` kind.
+        seed: random seed.
+    """
+
+    KINDS = ("back", "glyph", "pip", "felt")
+    GLYPHS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def __init__(self, designs: list[str], seed: int) -> None:
+        from datasets.cards import BACK_DESIGNS
+
+        self.decks = [load_design(n) for n in designs]
+        self.backs = [b.name for b in BACK_DESIGNS]
+        self.rng = np.random.default_rng(seed)
+
+    def _paste(self, canvas: np.ndarray, bgra: np.ndarray, point: tuple[float, float], angle: float) -> None:
+        """Blend ``bgra`` (H, W, 4) into ``canvas`` turned by ``angle`` degrees, its pixel ``point`` on the centre."""
+        h, w = canvas.shape[:2]
+        M = cv2.getRotationMatrix2D(point, angle, 1.0)
+        M[:, 2] += (w / 2 - point[0], h / 2 - point[1])
+        warped = cv2.warpAffine(bgra, M, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+                                borderValue=(0, 0, 0, 0))
+        a = warped[..., 3:4].astype(np.float32) / 255
+        canvas[:] = (warped[..., :3] * a + canvas * (1 - a)).astype(np.uint8)
+
+    def _card_point(self, margin: float) -> tuple[float, float]:
+        """A point (card mm) near a card's corner or along its edge, ``margin`` mm in from the edge."""
+        rng = self.rng
+        if rng.random() < 0.5:  # a corner
+            u = margin + rng.uniform(0, 10)
+            v = margin + rng.uniform(0, 14)
+        else:  # anywhere along an edge
+            u, v = (margin + rng.uniform(-2, 6), rng.uniform(5, 84)) if rng.random() < 0.5 else \
+                (rng.uniform(5, 58), margin + rng.uniform(-2, 6))
+        if rng.random() < 0.5:
+            u = 63.5 - u
+        if rng.random() < 0.5:
+            v = 88.9 - v
+        return u, v
+
+    def sample(self) -> np.ndarray:
+        """One (40, 40, 3) uint8 BGR crop with no corner index in it."""
+        from datasets.cards import back_texture
+        from vision.card_reader import square_crop
+
+        rng = self.rng
+        index_h = float(np.exp(rng.uniform(np.log(11), np.log(70))))
+        ppm = index_h / rng.uniform(12.0, 20.0)  # frame px per mm: indices are 12-20 mm tall
+        side = index_h * rng.uniform(1.0, 1.6)
+        size = int(side * 3) + 8
+        canvas = _background(rng, size, size)
+        kind = self.KINDS[rng.integers(len(self.KINDS))]
+        angle = float(rng.uniform(-180, 180))
+        card_wh = (max(8, int(round(63.5 * ppm))), max(8, int(round(88.9 * ppm))))
+        if kind == "back":
+            name = self.backs[rng.integers(len(self.backs))]
+            tex = cv2.resize(np.ascontiguousarray(back_texture(name, ppm)), card_wh, interpolation=cv2.INTER_AREA)
+            u, v = self._card_point(rng.uniform(0, 4))
+            if rng.random() < 0.4:  # the front card of two squared backs covers most of the one under it
+                du, dv = rng.uniform(3, 15) * rng.choice([-1, 1]), rng.uniform(3, 15) * rng.choice([-1, 1])
+                self._paste(canvas, tex, ((u + du) * ppm, (v + dv) * ppm), angle + float(rng.normal(0, 6)))
+            self._paste(canvas, tex, (u * ppm, v * ppm), angle)
+        elif kind == "glyph":
+            text = "".join(self.GLYPHS[rng.integers(len(self.GLYPHS))] for _ in range(int(rng.integers(1, 3))))
+            face = [cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+                    cv2.FONT_HERSHEY_TRIPLEX][rng.integers(4)]
+            h_px = index_h * rng.uniform(0.45, 1.0)
+            (tw, th), _ = cv2.getTextSize(text, face, 1.0, 1)
+            scale = h_px / max(th, 1)
+            thick = max(1, int(round(h_px / rng.uniform(6, 11))))
+            (tw, th), _ = cv2.getTextSize(text, face, scale, thick)
+            layer = np.zeros((size, size, 4), np.uint8)
+            colour = [int(c) for c in rng.uniform(150, 255, 3)] + [255]
+            cv2.putText(layer, text, (int(size / 2 - tw / 2), int(size / 2 + th / 2)), face, scale, colour, thick,
+                        cv2.LINE_AA)
+            self._paste(canvas, layer, (size / 2, size / 2), angle)
+        elif kind == "pip":
+            deck = self.decks[rng.integers(len(self.decks))]
+            label = str(rng.integers(2, 11)) + "SHDC"[rng.integers(4)]
+            face = cv2.resize(np.ascontiguousarray(deck.face(label, ppm)), card_wh, interpolation=cv2.INTER_AREA)
+            u, v = rng.uniform(18, 45.5), rng.uniform(24, 65)
+            self._paste(canvas, face, (u * ppm, v * ppm), angle)
+        if rng.random() < 0.4:
+            sy = rng.uniform(0.65, 1.0)
+            canvas = cv2.resize(canvas, (size, max(8, int(size * sy))), interpolation=cv2.INTER_AREA)
+        else:
+            sy = 1.0
+        if rng.random() < 0.15:
+            canvas = cv2.cvtColor(cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        canvas = _degrade(rng, canvas, index_h)
+        phi = float(rng.uniform(0, 2 * math.pi))
+        u_, v_ = np.array([math.cos(phi), math.sin(phi)]), np.array([-math.sin(phi), math.cos(phi)])
+        c = np.array([size / 2, size / 2]) + rng.normal(0, 0.1, 2) * side
+        h = side / 2
+        square = np.array([c - h * u_ - h * v_, c + h * u_ - h * v_, c + h * u_ + h * v_, c - h * u_ + h * v_])
+        square[:, 1] *= sy
+        return square_crop(canvas, square)
+
+
 def _stage1_square(rng, corners: np.ndarray) -> np.ndarray:
     """The square stage 1 would hand the reader for an index whose image corners are ``corners`` (4, 2).
 
@@ -309,6 +424,8 @@ class ReaderRun:
     confusions: list | None = None
     turns: list | None = None
     combine: str = "best"
+    not_index: float = 0.0
+    not_index_accepted: float | None = None  # share of crops with no index read as a card (top p >= threshold)
 
 
 READER_WIDTHS = (24, 48, 96, 128, 160)
@@ -381,6 +498,56 @@ def widen_reader(state: dict, width: float):
     return out
 
 
+def reader_state_from_onnx(path: Path, width: float, sample: np.ndarray) -> dict:
+    """A :func:`reader_net` state dict rebuilt from an exported reader (``card_reader.onnx``), to fine-tune it.
+
+    The export folds each batch norm into its convolution; here each convolution gets the folded weights back and
+    its batch norm is set to give the same outputs in training mode on ``sample`` ((N, 40, 40, 3) uint8 BGR crops):
+    its scale and shift are the batch's spread and mean of the convolution's output (plus the folded bias), and its
+    running statistics the same, so the rebuilt net starts where the export is, in both modes.
+
+    Raises:
+        ValueError: the ONNX file's weights do not fit a reader of this width.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {t.name: np.array(numpy_helper.to_array(t)) for t in model.graph.initializer}  # writable copies
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    net = reader_net(width=width)
+    conv_layers = [m for m in net if isinstance(m, torch.nn.Conv2d)]
+    bn_layers = [m for m in net if isinstance(m, torch.nn.BatchNorm2d)]
+    if len(convs) != len(conv_layers):
+        raise ValueError(f"{path}: {len(convs)} convolutions, a reader has {len(conv_layers)}")
+    with torch.no_grad():
+        x = _to_tensor(sample)
+        for node, cv, bn in zip(convs, conv_layers, bn_layers):
+            w, b = init[node.input[1]], init[node.input[2]]
+            if tuple(w.shape) != tuple(cv.weight.shape):
+                raise ValueError(f"{path}: a convolution of shape {w.shape}, the reader's is {tuple(cv.weight.shape)}")
+            cv.weight.copy_(torch.from_numpy(w))
+            y = cv(x)
+            mean, var = y.mean((0, 2, 3)), y.var((0, 2, 3), unbiased=False)
+            std = torch.sqrt(var + bn.eps)
+            bn.weight.copy_(std)
+            bn.bias.copy_(mean + torch.from_numpy(b))
+            bn.running_mean.copy_(mean)
+            bn.running_var.copy_(var)
+            x = y + torch.from_numpy(b)[None, :, None, None]  # what the batch norm now gives, in both modes
+            i = list(net).index(bn)
+            for layer in list(net)[i + 1:]:
+                if isinstance(layer, torch.nn.Conv2d):
+                    break
+                if isinstance(layer, (torch.nn.ReLU, torch.nn.MaxPool2d)):
+                    x = layer(x)
+        head = net[-1]
+        head.fc.weight.copy_(torch.from_numpy(init[[k for k in init if k.endswith("fc.weight")][0]]))
+        head.fc.bias.copy_(torch.from_numpy(init[[k for k in init if k.endswith("fc.bias")][0]]))
+    return net.state_dict()
+
+
 def _make_set(source: IndexCropSource, n: int) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = zip(*(source.sample() for _ in range(n)))
     return np.stack(xs), np.array(ys, np.int64)
@@ -396,7 +563,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
                  bank: int = 12000, threads: int | None = None, log=print,
                  refresh: int = 4, init: Path | None = None, lr: float = 3e-3,
                  turn: str = "any", grey: float = 0.15, cast: float = 0.0,
-                 width: float = 1.0) -> tuple[Path, ReaderRun]:
+                 width: float = 1.0, not_index: float = 0.0, not_index_weight: float = 0.5) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -405,13 +572,16 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         seed: seeds numpy, torch and the crop renderer.
         epochs, batch, bank: passes over a bank of ``bank`` rendered crops (1/``refresh`` of it re-rendered
             each epoch).
-        init: a ``card_reader.pt`` state dict to start from (fine-tuning) instead of random weights.
+        init: a ``card_reader.pt`` state dict, or an exported ``card_reader.onnx`` (:func:`reader_state_from_onnx`),
+            to start from (fine-tuning) instead of random weights.
         lr: peak learning rate of the one-cycle schedule.
         turn: ``"any"`` or ``"upright"`` (:class:`IndexCropSource`); an upright reader is exported to read
             each crop at turns 0 and 90 degrees. Validation and held-out crops are always turned by any
             angle, as the runtime meets them, and scored as the runtime reads them.
         grey, cast: colour doubt in the training crops (:class:`IndexCropSource`).
         width: channel multiplier of :func:`reader_net` (``init`` must have the same).
+        not_index: share of the bank drawn from :class:`NotAnIndexSource` (crops with no index), trained towards the
+            uniform distribution with weight ``not_index_weight`` (outlier exposure); 0 for none.
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -429,14 +599,31 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     t0 = time.time()
     turns, combine = READ_AT[turn]
     src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast)
+    neg_src = NotAnIndexSource(train_names, seed + 3) if not_index > 0 else None
+
+    def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
+        """n crops, a ``not_index`` share of them with no index (label -1)."""
+        k = int(rng.binomial(n, not_index)) if neg_src is not None else 0
+        x, y = _make_set(src, n - k)
+        if k:
+            x = np.concatenate([x, np.stack([neg_src.sample() for _ in range(k)])])
+            y = np.concatenate([y, np.full(k, -1, np.int64)])
+        return x, y
+
+    rng = np.random.default_rng(seed)
     # a bank of rendered crops, partly re-rendered every epoch, keeps rendering off the critical path
-    bank_x, bank_y = _make_set(src, bank)
+    bank_x, bank_y = draw(bank)
     val_x, val_y = _make_set(IndexCropSource(train_names, seed + 1), 1500)
     ho_x, ho_y = _make_set(IndexCropSource([held_out], seed + 2), 2000)
-    log(f"rendered {bank + 3500} crops in {time.time() - t0:.0f}s")
+    neg_val_src = NotAnIndexSource(train_names, seed + 4)
+    neg_val = np.stack([neg_val_src.sample() for _ in range(1000)])
+    log(f"rendered {bank + 4500} crops in {time.time() - t0:.0f}s")
     net = reader_net(width=width)
     if init is not None:
-        state = torch.load(init, map_location="cpu")
+        if Path(init).suffix == ".onnx":
+            state = reader_state_from_onnx(Path(init), width, bank_x[bank_y >= 0][:512])
+        else:
+            state = torch.load(init, map_location="cpu")
         if state["0.weight"].shape != net.state_dict()["0.weight"].shape:
             state = widen_reader(state, width)  # a narrower reader grown to this width
         net.load_state_dict(state)
@@ -445,16 +632,19 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     steps_per_epoch = bank // batch
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.2)
-    rng = np.random.default_rng(seed)
     for epoch in range(epochs):
         if epoch:
             at = rng.choice(bank, bank // refresh, replace=False)
-            bank_x[at], bank_y[at] = _make_set(src, len(at))
+            bank_x[at], bank_y[at] = draw(len(at))
         order = rng.permutation(bank)
         net.train()
         for k in range(steps_per_epoch):
             idx = order[k * batch:(k + 1) * batch]
-            loss = F.cross_entropy(net(_to_tensor(bank_x[idx])), torch.from_numpy(bank_y[idx]), label_smoothing=0.05)
+            z, y = net(_to_tensor(bank_x[idx])), torch.from_numpy(bank_y[idx])
+            card = y >= 0
+            loss = F.cross_entropy(z[card], y[card], label_smoothing=0.05)
+            if (~card).any():  # no index: towards uniform (cross-entropy to it, less its constant log 52)
+                loss = loss - not_index_weight * F.log_softmax(z[~card], dim=1).mean(1).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -470,6 +660,9 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     run = ReaderRun(designs=train_names, held_out=held_out, seed=seed, steps=steps, batch=batch,
                     seconds=0.0, params=int(params), width=width)
     onnx_path = calibrate_and_export(net, out_dir, run, (val_x, val_y), (ho_x, ho_y), turns, combine)
+    p_neg = _read(_turn_logits(net, neg_val, turns), run.temperature, combine)
+    run.not_index = not_index
+    run.not_index_accepted = round(float((p_neg.max(1) >= run.threshold).mean()), 4)
     run.seconds = round(time.time() - t0, 1)
     (out_dir / "card_reader.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"stage 2 done: {json.dumps(asdict(run))}")

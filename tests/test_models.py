@@ -194,3 +194,35 @@ def test_chip_side_smoke_training_exports_a_model_the_runtime_reads(tmp_path):
     reader = ChipSideReader(path)
     assert reader.denominations == [1, 5, 25, 100, 500, 1000]
     assert run.strips > 0 and 0.0 <= run.val_exact <= 1.0
+
+
+@needs_train
+def test_the_committed_reader_rebuilt_from_its_onnx_file_reads_as_the_runtime_does():
+    """Fine-tuning starts from the committed reader itself (its batch norms folded away by the export)."""
+    import numpy as np
+    import torch
+
+    from models.train import reader_net, reader_state_from_onnx
+    from vision.card_reader import DEFAULT_READER, CardReader, crops_to_blob
+
+    crops = np.random.default_rng(0).integers(0, 256, (16, 40, 40, 3), dtype=np.uint8)
+    net = reader_net(width=1.5)
+    net.load_state_dict(reader_state_from_onnx(DEFAULT_READER, 1.5, crops))
+    with torch.no_grad():
+        ours = net.eval()(torch.from_numpy(crops_to_blob(crops))).numpy()
+    runtime = CardReader()
+    theirs = runtime.session.run(None, {runtime.input_name: crops_to_blob(crops)})[0]
+    assert np.abs(ours - theirs).max() < 1e-3
+
+
+@needs_train
+def test_crops_with_no_index_are_cut_as_the_runtime_cuts_an_index():
+    import numpy as np
+
+    from models.train import NotAnIndexSource
+    from vision.card_reader import CROP_SIZE
+
+    source = NotAnIndexSource(["proc-duplex-std"], seed=0)
+    crops = np.stack([source.sample() for _ in range(12)])
+    assert crops.shape == (12, CROP_SIZE, CROP_SIZE, 3) and crops.dtype == np.uint8
+    assert len({c.tobytes() for c in crops}) == 12
