@@ -182,3 +182,19 @@ def test_printed_art_read_once_as_a_card_stays_unreadable():
     changes, tracker = run(frames)
     assert [c for c in changes if c[0] == "card_relabelled"] == []
     assert tracker.state[ZONE].cards == {"unreadable": 1}
+
+
+NEXT = (522.0, 303.0)  # the next card's index, 22 mm off: it lies over part of the first card's index
+
+
+def test_a_card_read_in_the_clear_keeps_its_face_once_another_card_covers_its_index():
+    """Seed 7125 at 4K: an AD read for 2 s, then an 8C dealt over it; the AD's half-hidden index reads 4D."""
+    frames = [(["AD"], [HERE])] * 20 + [(["8C", "4D"], [NEXT, HERE])] * 40
+    changes, _ = run(frames)
+    assert changes == [("card_arrived", "AD", None), ("card_arrived", "8C", None)]
+
+
+def test_a_card_misread_as_it_landed_is_still_read_anew_after_another_covers_it():
+    frames = [(["8C"], [HERE])] * 4 + [(["6C", "5D"], [HERE, NEXT])] * 40
+    changes, _ = run(frames)
+    assert ("card_relabelled", "6C", "8C") in changes

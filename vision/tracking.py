@@ -114,6 +114,16 @@ RELABEL_SHARE = 0.25
 """A card's vote changes only when the new card leads the old by this many readings, and by this share of the
 old one's: after hundreds of readings, a few dozen of a half-covered corner do not turn the card."""
 
+COVER_MM = 40.0
+"""A card seen arriving this close (mm) to a face card already reported covers part of its index (a hand's next card
+lies 18-25 mm off): the covered card's face, read in the clear, is not changed by what its half-hidden index reads
+afterwards (seed 7125 at 4K: an AD, once an 8C lay over it, read 4D for seconds and was relabelled). Turning over
+(face down to face up, or back) is still followed."""
+
+COVER_READ_CLEAR = 15
+"""Readings of its face (analysed frames) a card needs before it is covered for that face to stand: one seen
+briefly, misread as it landed, is still corrected after."""
+
 PRESENCE_DECAY = 0.8
 PRESENCE_TO_CONFIRM = 0.7
 """A track's presence is a running average of seen (1) / not seen (0) over analysed frames, decayed by
@@ -138,6 +148,7 @@ class _Track:
     pending: tuple[str, int, float] | None = None  # (label, frame, t) a different label was first voted
     missing: tuple[int, float] | None = None  # (frame, t) first analysed frame without it
     presence: float = 0.5
+    covered_t: float | None = None  # when another card was first seen laid beside or over it (COVER_MM)
 
     def _art(self) -> bool:
         """Read unreadable nearly always, and as a card only a couple of times: printed layout art (or a felt
@@ -447,6 +458,11 @@ class ZoneTracker:
                 continue
             tr = _Track(pos=tuple(p), frame=frame, t_s=t_s, last_t=t_s)
             self._read(tr, labels[k], p, marks[k], t_s)
+            for other in tracks:
+                if other.reported not in (None, "BACK", "unreadable") and other.covered_t is None \
+                        and other.faces.get(other.reported, 0) >= COVER_READ_CLEAR \
+                        and math.dist(other.pos, tr.pos) <= COVER_MM:
+                    other.covered_t = t_s
             tracks.append(tr)
         keep = []
         for tr in tracks:
@@ -470,7 +486,9 @@ class ZoneTracker:
                     tr.reported = label
                     out.append(ZoneChange("card_arrived", zone, tr.frame, tr.t_s, frame, t_s, label=label,
                                           position=tr.pos))
-            elif label != tr.reported and label != "unreadable":
+            elif label != tr.reported and label != "unreadable" and not (
+                    tr.covered_t is not None and label != "BACK" and tr.reported not in ("BACK", "unreadable")):
+                # (a face read in the clear is not read anew once another card lies over its index)
                 if tr.pending is None or tr.pending[0] != label:
                     tr.pending = (label, frame, t_s)
                 elif t_s - tr.pending[2] + 1e-9 >= self.rise_s:
