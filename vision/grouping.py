@@ -1,11 +1,14 @@
 """Corner indices -> physical cards, so that ``cards`` lists each card once.
 
 A card shows up to two corner indices (top-left and bottom-right, the same
-identity, 180 degrees apart).  Indices are grouped in three steps:
+identity, 180 degrees apart).  Indices are grouped in three steps, then what is no card is dropped:
 
 1. **One index seen twice** (overlapping zone crops, NMS leftovers): detections
    whose centres lie within :data:`DUPLICATE_MM` (or 0.6 index heights without a
-   calibration) and agree on the card are one index.
+   calibration) and agree on the card are one index.  So is **part of an index boxed again**: stage 1 now and then
+   boxes the lower half of an index (with a pip of the card over it) beside its whole box; a box read below
+   ``threshold`` whose centre lies inside a box read surely is that index, and has no say in what it reads (seed
+   7117 at 4K: the 3S's corner boxed twice, the half box read unreadable, dealt as a card out of turn).
 2. **Two corners of one card**: indices that agree on the card and lie a card's
    diagonal apart.  On the layout that is :data:`CORNER_PAIR_MM` (the index centres of
    a 63.5 x 88.9 mm card are ~88 mm apart on the renders; 98 % of true pairs and 0.7 % of
@@ -23,16 +26,12 @@ identity, 180 degrees apart).  Indices are grouped in three steps:
 
 5. **A card back's print read as an index**: a lone index centred in a ``BACK`` box near one of its edges (or just
    outside it) and read below :data:`BACK_PRINT_CONF` is the back's pattern at its corner (a crosshatch back's
-   white-bordered corner looks like an index to stage 1): it is dropped.
+   white-bordered corner looks like an index to stage 1): it is dropped.  A face-up card lying on a face-down one
+   shows its index in the clear.
 6. **The layout's printed words read as an index**: a lone index centred on the layout's printed words (a calibrated
    frame: ``on_print``) and read below :data:`BACK_PRINT_CONF` is a glyph (the 2 of "BLACKJACK PAYS 3 TO 2" read as
    a 7H, then unreadable, for seconds in the dealer's area): it is dropped.  A card lying on the words hides them and
-   shows its own index, read surely.  A face-up card lying on a face-down one shows its index in the clear.
-
-1b. **Part of an index boxed again**: stage 1 now and then boxes the lower half of an index (with a pip of the card
-   over it) beside its whole box; a box read below ``threshold`` whose centre lies inside a box read surely is that
-   index, and has no say in what it reads (seed 7117 at 4K: the 3S's corner boxed twice, the half box read
-   unreadable, dealt as a card out of turn).
+   shows its own index, read surely.
 
 The group's probabilities are averaged (several looks at one card) before the label is chosen.
 
