@@ -426,6 +426,26 @@ def test_switch_hands_a_card_arriving_long_after_a_face_up_card_was_lost_is_a_hi
     assert s.first_two == ["5S", "AD"] and s.hits == ["9S"]
 
 
+def test_switch_hands_a_card_laid_where_the_face_down_pair_was_taken_away_is_a_hit_2b_6_f():
+    """Seed 7127 at 4K: the player kept the face-up pair; the face-down pair left the layout, and the hit dealt
+    later lies where it lay."""
+    def at(kind, label, mm):
+        t.t += 1.0
+        t._feed(ZoneChange(kind, "seat3.cards", int(t.t * 10), t.t, 0, t.t, label=label, position=mm))
+
+    t = Table(SH).chips_to("seat3.main", 25)
+    at("card_arrived", "BACK", (940.0, 621.0))
+    at("card_arrived", "4S", (948.0, 509.0))
+    t.card("dealer.cards", "KD")
+    at("card_arrived", "2D", (960.0, 561.0))
+    t.card("dealer.cards", "BACK")
+    at("card_left", "BACK", (937.0, 641.0))
+    t.t += 0.6  # the hit comes 1.6 s after the pair went, 40 mm from where it lay
+    at("card_arrived", "9C", (945.0, 581.0))
+    s = t.engine.rounds[0].seats[3]
+    assert s.first_two == ["4S", "2D"] and s.hits == ["9C"]
+
+
 def test_a_winning_bonus_hidden_while_its_cards_are_put_under_it_is_not_collected_2_20_f():
     """The winner's cards go under the bonus wager until it is paid after the round; the dealer's hand hides the
     stack meanwhile. Its payout, after the cards are picked up, is still its payout."""

@@ -815,6 +815,10 @@ class RoundEngine:
             # turns the other pair over while taking the pair not kept away): the face-down pair is the one kept
             # (2B.6(f))
             return True
+        back_left = self._left_at.get((zone, BACK))
+        if (BACK not in self._cards.get(zone, ()) and back_left is not None and r.first_card_s is not None
+                and back_left > r.first_card_s and ch.t_s - back_left > self.flip_window_s):
+            return False  # the face-down pair was taken away (the player kept the face-up pair): this face is a hit
         if ch.position is None:
             return False
         lying = [p for c, p in zip(s.dealt[:2], s.dealt_at[:2]) if p is not None]
