@@ -146,12 +146,12 @@ class PrintedText(BaseModel):
     arc_center: Point | None = None
     arc_radius: float | None = None
 
-    def covers(self, points, char_width: float = GLYPH_WIDTH, band: float = GLYPH_BAND) -> list[bool]:
+    def covers(self, points) -> list[bool]:
         """Whether each of N points (mm) lies on the printed words.
 
         The words' extent is estimated from their length and glyph height (the face is the printer's, not
-        ours): ``char_width`` glyph heights per character along the line (or arc) and ``band`` glyph heights
-        across it, both generous.
+        ours): :data:`GLYPH_WIDTH` glyph heights per character along the line (or arc) and :data:`GLYPH_BAND`
+        glyph heights across it, both generous.
 
         Args:
             points: N (x, y) layout mm.
@@ -159,8 +159,8 @@ class PrintedText(BaseModel):
         Returns:
             N bools.
         """
-        half_len = 0.5 * len(self.text) * char_width * self.height_mm
-        half_band = 0.5 * band * self.height_mm
+        half_len = 0.5 * len(self.text) * GLYPH_WIDTH * self.height_mm
+        half_band = 0.5 * GLYPH_BAND * self.height_mm
         out = []
         for x, y in points:
             if self.arc_center is not None and self.arc_radius:

@@ -349,19 +349,21 @@ def test_winnings_slid_onto_the_spot_between_rounds_are_a_move():
     assert ("seat2.main", 50) in [(c.zone, c.after) for c in changes]
 
 
-def test_a_card_read_twice_as_it_lands_is_dealt_once():
+def read_twice_as_it_lands(first: str, then: str) -> Table:
+    """Seat 3's first card seen arriving as ``first`` and again, 0.1 s later, as ``then``; the deal goes on."""
     t = Table().chips_to("seat3.main", 25)
-    t.card("seat3.cards", "5H")
-    t._feed(ZoneChange("card_arrived", "seat3.cards", 0, t.t + 0.1, 0, t.t + 0.1, label="5H"))
-    t.deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    t.card("seat3.cards", first)
+    t._feed(ZoneChange("card_arrived", "seat3.cards", 0, t.t + 0.1, 0, t.t + 0.1, label=then))
+    return t.deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+
+
+def test_a_card_read_twice_as_it_lands_is_dealt_once():
+    t = read_twice_as_it_lands("5H", "5H")
     assert t.engine.rounds[0].seats[3].dealt == ["5H", "7C"] and t.alerts == []
 
 
 def test_a_card_read_unreadable_as_it_lands_then_read_is_one_card_with_its_reading():
-    t = Table().chips_to("seat3.main", 25)
-    t.card("seat3.cards", "unreadable")
-    t._feed(ZoneChange("card_arrived", "seat3.cards", 0, t.t + 0.1, 0, t.t + 0.1, label="10H"))
-    t.deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    t = read_twice_as_it_lands("unreadable", "10H")
     assert t.engine.rounds[0].seats[3].dealt == ["10H", "7C"] and t.alerts == []
 
 

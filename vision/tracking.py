@@ -148,7 +148,7 @@ class _Track:
     pending: tuple[str, int, float] | None = None  # (label, frame, t) a different label was first voted
     missing: tuple[int, float] | None = None  # (frame, t) first analysed frame without it
     presence: float = 0.5
-    covered_t: float | None = None  # when another card was first seen laid beside or over it (COVER_MM)
+    covered: bool = False  # another card has been seen laid beside or over it (COVER_MM)
 
     def _art(self) -> bool:
         """Read unreadable nearly always, and as a card only a couple of times: printed layout art (or a felt
@@ -459,10 +459,10 @@ class ZoneTracker:
             tr = _Track(pos=tuple(p), frame=frame, t_s=t_s, last_t=t_s)
             self._read(tr, labels[k], p, marks[k], t_s)
             for other in tracks:
-                if other.reported not in (None, "BACK", "unreadable") and other.covered_t is None \
+                if other.reported not in (None, "BACK", "unreadable") and not other.covered \
                         and other.faces.get(other.reported, 0) >= COVER_READ_CLEAR \
                         and math.dist(other.pos, tr.pos) <= COVER_MM:
-                    other.covered_t = t_s
+                    other.covered = True
             tracks.append(tr)
         keep = []
         for tr in tracks:
@@ -487,7 +487,7 @@ class ZoneTracker:
                     out.append(ZoneChange("card_arrived", zone, tr.frame, tr.t_s, frame, t_s, label=label,
                                           position=tr.pos))
             elif label != tr.reported and label != "unreadable" and not (
-                    tr.covered_t is not None and label != "BACK" and tr.reported not in ("BACK", "unreadable")):
+                    tr.covered and label != "BACK" and tr.reported not in ("BACK", "unreadable")):
                 # (a face read in the clear is not read anew once another card lies over its index)
                 if tr.pending is None or tr.pending[0] != label:
                     tr.pending = (label, frame, t_s)
