@@ -45,6 +45,20 @@ FELT_COLOURS: tuple[tuple[int, int, int], ...] = (
 
 PRINT_COLOURS: tuple[tuple[int, int, int], ...] = ((236, 222, 170), (240, 240, 235), (220, 190, 90), (250, 230, 120))
 
+def casino_felt(rng: np.random.Generator) -> FeltStyle:
+    """A felt of any casino colour printed in any ink (training renders).
+
+    Draws, in this order: the felt colour (the layout's own green 30 % of the time, else one of
+    :data:`FELT_COLOURS`), the ink (the layout's own half the time, else one of :data:`PRINT_COLOURS`), the Hershey
+    font, the fibre texture (3-8), whether side-bet spots are filled (70 %) and the noise seed.
+    """
+    return FeltStyle(felt_rgb=None if rng.random() < 0.3 else tuple(int(v) for v in FELT_COLOURS[rng.integers(len(FELT_COLOURS))]),
+                     print_rgb=None if rng.random() < 0.5 else tuple(int(v) for v in PRINT_COLOURS[rng.integers(len(PRINT_COLOURS))]),
+                     font=str(rng.choice(["simplex", "duplex", "complex", "triplex"])),
+                     texture=float(rng.uniform(3.0, 8.0)), spot_fill=bool(rng.random() < 0.7),
+                     seed=int(rng.integers(1 << 16)))
+
+
 SKIN_TONES: tuple[tuple[int, int, int], ...] = (
     (241, 194, 160), (224, 172, 135), (198, 140, 100), (160, 105, 70), (120, 78, 50), (90, 58, 38),
 )

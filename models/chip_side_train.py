@@ -43,9 +43,8 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, 
     from calibration.layout import builtin_layout
     from datasets.chips import CHIP_DESIGNS
     from datasets.effects import Effects
-    from datasets.felt import FeltStyle
     from datasets.render import Style, render_frame
-    from datasets.scenes import FELT_COLOURS, PRINT_COLOURS
+    from datasets.scenes import casino_felt
     from datasets.scene import ChipLayer, ChipStack, PlacedCard, TableState
     from rules.cards import CARD_LABELS
     from vision.chips import default_chip_set
@@ -75,11 +74,7 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, 
                 cards.append(PlacedCard(card=str(shoe.pop()), face_up=True, center=(cx + 16 * k, cy + 9 * k),
                                         angle_deg=float(rng.uniform(-20, 20)), layer=k, zone=z.name))
     # felt of any casino colour, printed in any ink: a red chip on red felt must still be told apart
-    felt = FeltStyle(felt_rgb=None if rng.random() < 0.3 else tuple(int(v) for v in FELT_COLOURS[rng.integers(len(FELT_COLOURS))]),
-                     print_rgb=None if rng.random() < 0.5 else tuple(int(v) for v in PRINT_COLOURS[rng.integers(len(PRINT_COLOURS))]),
-                     font=str(rng.choice(["simplex", "duplex", "complex", "triplex"])),
-                     texture=float(rng.uniform(3.0, 8.0)), spot_fill=bool(rng.random() < 0.7),
-                     seed=int(rng.integers(1 << 16)))
+    felt = casino_felt(rng)
     style = Style(chip_design=str(CHIP_DESIGNS[int(rng.integers(len(CHIP_DESIGNS)))].name), felt=felt,
                   effects=Effects.random(rng))
     res = render_frame(layout, TableState(cards=tuple(cards), chips=tuple(stacks)), camera, style,

@@ -195,12 +195,22 @@ def prepare(synth_dirs: list[Path], out: Path, imgsz: int = 320, per_image: int 
     return stats
 
 
-def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920, height: int = 1080):
+def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920, height: int = 1080,
+                 casino_look: bool = False, favoured: dict[str, float] | None = None, face_down: float = 0.12):
     """A random training frame through :func:`datasets.render.render_frame` (structured domain randomisation).
 
     Cards: 0-5 per seat and dealer zone, fanned and overlapping like dealt hands, some face down, at any
     rotation; chips: stacks of 1-12 in the betting spots and loose on the felt; sometimes a hand; camera
     tilt 0-40 degrees, 1.0-2.2 px/mm; surfaces felt/wood/white/cloth; random deck design, back and effects.
+
+    Args:
+        casino_look: felt of any casino colour and ink (:func:`datasets.scenes.casino_felt`) and chips of any
+            design (:data:`datasets.chips.CHIP_DESIGNS`) instead of the layout's own green and the default chip.
+            The round videos vary both, and stage 1 trained on green felt alone missed payout stacks and a
+            black-faced deck's indices on maroon felt. ``False`` renders what a seed rendered before.
+        favoured: deck design -> share of frames drawn in it (e.g. ``{"proc-black-gold": 0.15}``); the rest of the
+            frames draw uniformly from ``designs``.
+        face_down: share of the cards in card zones dealt face down (Switch Hands deals half its cards so).
 
     Returns:
         RenderResult of the frame.
@@ -209,8 +219,10 @@ def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920
     from calibration.layout import builtin_layout
     from datasets.cards import list_back_designs
     from datasets.effects import Effects
+    from datasets.chips import CHIP_DESIGNS
     from datasets.render import SURFACES, Style, render_frame
     from datasets.scene import ChipLayer, ChipStack, HandOccluder, PlacedCard, TableState
+    from datasets.scenes import casino_felt
     from datasets.timeline import hand_polygon
     from rules.cards import CARD_LABELS
     from vision.chips import default_chip_set
@@ -231,7 +243,7 @@ def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920
             base = float(rng.uniform(-180, 180)) if rng.random() < 0.3 else float(rng.uniform(-30, 30))
             step = np.array([rng.uniform(8, 30), rng.uniform(-5, 20)])
             for k in range(int(rng.integers(1, 6))):
-                face_up = rng.random() > 0.12
+                face_up = rng.random() > face_down
                 c = np.array([cx, cy]) + step * k + rng.normal(0, 3, 2) - step
                 cards.append(PlacedCard(card=str(shoe.pop()), face_up=face_up, center=(float(c[0]), float(c[1])),
                                         angle_deg=base + float(rng.normal(0, 8)), layer=layer, zone=z.name))
@@ -253,8 +265,19 @@ def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920
         hands.append(HandOccluder(polygon=tuple(map(tuple, hand_polygon(palm, (c[0], c[1] - 300)))),
                                   skin_rgb=tuple(int(v) for v in rng.integers(90, 230, 3))))
     surface = str(rng.choice(SURFACES, p=[0.55, 0.15, 0.2, 0.1]))
-    style = Style(deck=str(rng.choice(designs)), back=str(rng.choice(list_back_designs())), surface=surface,
-                  effects=Effects.random(rng))
+    deck = str(rng.choice(designs))
+    if favoured:
+        r, acc = rng.random(), 0.0
+        for name, share in favoured.items():
+            acc += share
+            if r < acc:
+                deck = name
+                break
+    look = {}
+    if casino_look:
+        look = {"felt": casino_felt(rng), "chip_design": str(CHIP_DESIGNS[int(rng.integers(len(CHIP_DESIGNS)))].name)}
+    style = Style(deck=deck, back=str(rng.choice(list_back_designs())), surface=surface, effects=Effects.random(rng),
+                  **look)
     state = TableState(cards=tuple(cards), chips=tuple(chips), hands=tuple(hands))
     return render_frame(layout, state, camera, style, rng=int(rng.integers(1 << 31)))
 
@@ -267,8 +290,13 @@ def _write_crop(split_dir: Path, stem: str, crop: np.ndarray, lines: list[str], 
         stats["boxes"][NAMES[int(ln.split()[0])]] += 1
 
 
-def render_set(out: Path, count: int, seed: int, held_out: str = "proc-caladea-std", log=print) -> Path:
-    """Render ``count`` frames into ``out/images`` + ``out/scenes`` (the ``synth images`` layout), no held-out deck."""
+def render_set(out: Path, count: int, seed: int, held_out: str = "proc-caladea-std", log=print,
+               casino_look: bool = False, favoured: dict[str, float] | None = None, face_down: float = 0.12) -> Path:
+    """Render ``count`` frames into ``out/images`` + ``out/scenes`` (the ``synth images`` layout), no held-out deck.
+
+    ``casino_look``, ``favoured`` and ``face_down`` are passed to :func:`random_scene`; frames already rendered are kept (a run
+    can be resumed).
+    """
     from models.train import design_names
 
     designs = [d for d in design_names() if d != held_out]
@@ -280,7 +308,7 @@ def render_set(out: Path, count: int, seed: int, held_out: str = "proc-caladea-s
         if (out / "scenes" / f"{stem}.json").exists():
             rng = np.random.default_rng([seed, k + 1])
             continue
-        res = random_scene(rng, designs)
+        res = random_scene(rng, designs, casino_look=casino_look, favoured=favoured, face_down=face_down)
         cv2.imwrite(str(out / "images" / f"{stem}.jpg"), res.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         (out / "scenes" / f"{stem}.json").write_text(json.dumps(res.to_json()))
         rng = np.random.default_rng([seed, k + 1])

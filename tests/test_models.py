@@ -226,3 +226,30 @@ def test_crops_with_no_index_are_cut_as_the_runtime_cuts_an_index():
     crops = np.stack([source.sample() for _ in range(12)])
     assert crops.shape == (12, CROP_SIZE, CROP_SIZE, 3) and crops.dtype == np.uint8
     assert len({c.tobytes() for c in crops}) == 12
+
+
+def _scene_style(monkeypatch, seed: int, **kw):
+    """The Style :func:`models.stage1_data.random_scene` hands the renderer (the frame itself is not drawn)."""
+    import datasets.render
+    from models.stage1_data import random_scene
+
+    seen = {}
+    monkeypatch.setattr(datasets.render, "render_frame", lambda layout, state, camera, style, rng: seen.setdefault("style", style))
+    random_scene(np.random.default_rng(seed), ["proc-duplex-std", "proc-lato-std"], **kw)
+    return seen["style"]
+
+
+def test_stage1_scenes_keep_the_layouts_green_unless_asked_for_casino_felts(monkeypatch):
+    from datasets.felt import FeltStyle
+
+    plain = [_scene_style(monkeypatch, s) for s in range(6)]
+    assert all(st.felt == FeltStyle() and st.chip_design == "chip-classic" for st in plain)
+    casino = [_scene_style(monkeypatch, s, casino_look=True) for s in range(6)]
+    assert any(st.felt.felt_rgb is not None for st in casino)
+    assert len({st.chip_design for st in casino}) > 1
+
+
+def test_a_favoured_deck_design_is_drawn_at_its_share(monkeypatch):
+    decks = [_scene_style(monkeypatch, s, favoured={"proc-black-gold": 1.0}).deck for s in range(4)]
+    assert decks == ["proc-black-gold"] * 4
+    assert _scene_style(monkeypatch, 0).deck in ("proc-duplex-std", "proc-lato-std")
