@@ -282,6 +282,23 @@ def test_spanish21_mtd_comes_due_at_an_unseen_hole_card_19_6_d():
     assert "mtd_settled_late" in [a[0] for a in t.alerts]  # paid after the hit
 
 
+def test_spanish21_mtd_paid_short_before_the_unseen_hole_card_is_known_is_underpaid_19_6_e():
+    """Seed 7106 at 4K: the hole card was never seen, so the match-the-dealer wager came due only when the first hit
+    ended the deal; the payout placed before that is judged then."""
+    first, _ = standard_deal(["KH", "7C"], "KS")
+    t = (Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+         .chips_to("seat3.payout", 10).card("seat3.cards", "2D"))
+    assert t.engine.rounds[0].seats[3].expected["mtd"].outcome == "win"
+    assert [a for a in t.alerts if a[0] == "mtd_underpaid"] == [("mtd_underpaid", 3, 20, 10)]
+
+
+def test_spanish21_mtd_paid_in_full_before_the_unseen_hole_card_is_known_raises_nothing():
+    first, _ = standard_deal(["KH", "7C"], "KS")
+    t = (Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+         .chips_to("seat3.payout", 20).card("seat3.cards", "2D"))
+    assert t.alerts == []
+
+
 def test_a_card_to_a_seat_whose_wager_the_camera_missed_is_dealt_in_order():
     t = (Table().chips_to("seat3.main", 25)
          .deal(("seat1.cards", "5H"), ("seat3.cards", "7C"), ("dealer.cards", "KS"),

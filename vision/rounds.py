@@ -1103,6 +1103,14 @@ class RoundEngine:
                                       message=f"seat {s.seat}'s first two cards could not be read: {s.dealt[:2]}")
         events.append(Event("side_bets_due", ch.t_s, ch.frame, r.index,
                             {s.seat: {b: s.expected[b].outcome for b in s.expected} for s in bettors}))
+        # a payout placed before the engine knew the side bets were due (Spanish 21's hole card dealt unseen, the
+        # deal ended by the first hit) is judged now that its outcome is known
+        for s in bettors:
+            for bet in SIDE_BETS:
+                paid_by = s.settled_by.get(bet)
+                if bet in s.observed_payout and paid_by is not None and paid_by.zone.endswith(".payout") and \
+                        not self._payout_growing(paid_by):
+                    events += self._check_payout(r, s, bet, paid_by)
         return events
 
     def _expect_side_bets(self, r: RoundRecord, s: SeatRecord) -> bool:
