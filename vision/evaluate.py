@@ -243,8 +243,12 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
             if mine:
                 tally.add_card(any(read[k] == c.label for k in mine),
                                max(float(boxes[k][3] - boxes[k][1]) for k in mine))
-        # chips: each truth stack of <= 10 chips matched to the detected stack overlapping it most
+        # chips: each truth stack of <= 10 chips matched to the detected stack read standing on its betting spot,
+        # else to the one overlapping it most. Stage 1 boxes a stack in its seat's rectified crop, and that box's
+        # image bounds match the stack's silhouette loosely (IoU 0.26-0.55 for stacks read right), so IoU alone
+        # counted stacks valued right as not found.
         det_chips = [(res.dets.xyxy[row], reading) for row, reading in res.chips]
+        on_spot = {res.stack_spots[row]: reading for row, reading in res.chips if row in res.stack_spots}
         for ct in truth.chips:
             if ct.box is None or ct.count > 10:
                 continue
@@ -253,11 +257,14 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
             band = countable if ppc is not None and ppc >= MIN_PX_PER_CHIP else too_flat
             band["stacks"] += 1
             ious = [_iou(np.array([ct.box], np.float32), b[None])[0, 0] for b, _ in det_chips]
-            if not ious or max(ious) < 0.3:
+            if ct.zone in on_spot:
+                reading = on_spot[ct.zone]
+            elif not ious or max(ious) < 0.3:
                 chips_abstain += 1  # not found counts as no answer
                 band["abstained"] += 1
                 continue
-            reading = det_chips[int(np.argmax(ious))][1]
+            else:
+                reading = det_chips[int(np.argmax(ious))][1]
             if reading.value is None:
                 chips_abstain += 1
                 band["abstained"] += 1
