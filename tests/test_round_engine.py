@@ -422,6 +422,20 @@ def test_switch_hands_face_down_pair_never_seen_is_the_pair_kept_when_the_face_u
     assert sorted(s.first_two) == ["7D", "KD"] and s.hits == []
 
 
+def test_switch_hands_the_face_down_pair_read_as_faces_in_place_is_the_pair_kept_2b_6_f():
+    """Seed 7108 at 4K: the face-down pair, squared, seen as one face-down card; once the face-up pair is taken away
+    one of the pair shows as a new card and the face-down reading itself turns into the other."""
+    t = Table(SH).chips_to("seat3.main", 25)
+    t.deal(("seat3.cards", "BACK"), ("dealer.cards", "BACK"), ("seat3.cards", "5D"), ("dealer.cards", "3C"),
+           ("seat3.cards", "5S"))
+    t.card("seat3.cards", "5D", "card_left").card("seat3.cards", "5S", "card_left")
+    t.card("seat3.cards", "KD")
+    t.t += 0.3
+    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="7D", previous="BACK"))
+    s = t.engine.rounds[0].seats[3]
+    assert sorted(s.first_two) == ["7D", "KD"] and s.hits == []
+
+
 def test_switch_hands_a_face_showing_as_one_card_of_the_face_up_pair_is_taken_away_is_the_pair_kept_2b_6_f():
     """Seed 7107 at 4K: the dealer takes the face-up pair away one card at a time and turns the unseen face-down
     pair over meanwhile; the first face shows while one face-up card still lies there."""

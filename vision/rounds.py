@@ -874,6 +874,12 @@ class RoundEngine:
                 break
         if s is not None and s.kept is not None and old in s.kept:
             s.kept[s.kept.index(old)] = new
+        if s is not None and s.kept is not None and old == BACK:
+            # Switch Hands: a face-down card of the first pair read as a face in place is that card turned over;
+            # both turned, the face-down pair is the one kept (2B.6(f)), as when the face shows as a new card
+            turned = [c for c in s.dealt[:2] if c != BACK]
+            if len(turned) == 2:
+                s.kept = turned
         for k in range(len(r.deal) - 1, -1, -1):
             ev, label, t = r.deal[k]
             if label == old and ev.recipient == owner:
