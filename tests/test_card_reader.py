@@ -359,3 +359,43 @@ def test_two_indices_read_surely_one_inside_the_others_box_stay_two_cards():
     d = corners([[0, 0, 40, 40], [10, 10, 50, 50]], [one_hot("3S"), one_hot("9D")], zone="seat2.cards")
     cards = group_cards(d, positions_mm=at_mm(d, [[1380, 382], [1390, 392]]))
     assert sorted(c.label for c in cards) == ["3S", "9D"]
+
+
+def a_jack_and_a_reading_beside_it(label: str, p: float, mm=(984, 521)) -> list[str]:
+    """A JH read surely by its one corner in view (at 945,523 mm, the rest under the next card) and another index
+    read as ``label`` at probability ``p`` at ``mm``: the labels of the cards grouped."""
+    d = corners([[0, 0, 10, 20], [30, 0, 40, 20]], [one_hot("JH", 0.99), one_hot(label, p)], zone="seat4.cards")
+    return sorted(c.label for c in group_cards(d, positions_mm=at_mm(d, [[945, 523], list(mm)])))
+
+
+def test_a_court_cards_picture_read_unsurely_as_its_rank_in_another_suit_is_not_a_card():
+    """Seed 7121 at 4K: the top of a JH's picture, above the 5S dealt over it, read JD at 0.5-0.66."""
+    assert a_jack_and_a_reading_beside_it("JD", 0.6) == ["JH"]
+
+
+def test_another_court_card_of_that_rank_read_surely_beside_it_is_a_card():
+    assert a_jack_and_a_reading_beside_it("JD", 0.95) == ["JD", "JH"]
+
+
+def test_an_unsure_reading_of_another_rank_beside_a_court_card_is_kept():
+    assert a_jack_and_a_reading_beside_it("7D", 0.6) == ["7D", "JH"]
+
+
+def test_an_unsure_reading_of_that_rank_a_card_away_is_kept():
+    assert a_jack_and_a_reading_beside_it("JD", 0.6, mm=(1030, 523)) == ["JD", "JH"]
+
+
+def a_king_and_a_mark_on_its_face(label: str, p: float) -> list[str]:
+    """A KS with both corners read (87 mm apart) and another index read as ``label`` at ``p`` beside its crown."""
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80], [10, 20, 20, 40]], [one_hot("KS"), one_hot("KS"), one_hot(label, p)],
+                zone="dealer.cards")
+    return [c.label for c in group_cards(d, positions_mm=at_mm(d, [[100, 100], [153, 169], [112, 126]]))]
+
+
+def test_a_mark_on_a_court_cards_face_read_unsurely_as_another_card_is_not_a_card():
+    """Seeds 7115 and 7126 at 4K: the pip beside a king's crown read unreadable for seconds, dealt out of turn."""
+    assert a_king_and_a_mark_on_its_face("JC", 0.33) == ["KS"]
+
+
+def test_a_card_read_surely_across_a_cards_face_is_a_card():
+    assert sorted(a_king_and_a_mark_on_its_face("5D", 0.97)) == ["5D", "KS"]

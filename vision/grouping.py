@@ -16,10 +16,11 @@ identity, 180 degrees apart).  Indices are grouped in three steps, then what is 
    may lie :data:`SAME_CARD_PAIR_MM` apart (a card turned towards a seat at the end of the arc);
    without a calibration, :data:`CORNER_PAIR_HEIGHTS` index heights in the image.
 3. **Marks printed inside a card**: court cards often repeat their letter and suit in
-   the picture's frame.  A lone index reading the same card and lying inside a card
-   whose two corners are both in view is such a mark, not another card: nothing can
+   the picture's frame.  A lone index lying inside a card whose two corners are both in view, reading the same
+   card or read below :data:`BACK_PRINT_CONF` (the suit pip beside a king's crown, read `unreadable` for seconds
+   and dealt to the dealer out of turn: seeds 7115 and 7126 at 4K), is such a mark, not another card: nothing can
    lie on that card's face while both its corners show, short of a card turned
-   sideways across it (a double down), which reads differently.
+   sideways across it (a double down), whose index shows in the clear and reads surely.
 4. **A card back seen on a card's face**: stage 1 now and then finds ``BACK`` on the picture of a
    court card. A ``BACK`` box whose centre lies inside a card whose two corners are in view is
    dropped: a face-down card under it would show beyond the face card's edges, not in its middle.
@@ -32,6 +33,10 @@ identity, 180 degrees apart).  Indices are grouped in three steps, then what is 
    frame: ``on_print``) and read below :data:`BACK_PRINT_CONF` is a glyph (the 2 of "BLACKJACK PAYS 3 TO 2" read as
    a 7H, then unreadable, for seconds in the dealer's area): it is dropped.  A card lying on the words hides them and
    shows its own index, read surely.
+7. **A court card's picture read as an index**: a lone index read below :data:`BACK_PRINT_CONF` as a jack, queen or
+   king within :data:`COURT_ART_MM` of a card surely read as the same rank is that card's picture (its big letter,
+   read with any suit), not another card: dropped. Unlike step 3 this needs only one corner of the court card in
+   view (the picture peeking out from under the next card dealt).
 
 The group's probabilities are averaged (several looks at one card) before the label is chosen.
 
@@ -90,6 +95,15 @@ BACK_PRINT_CORNER = 0.25
 box round two face-down cards dealt overlapping puts the front card's corner 22 % in (seed 7113 at 4K; 0.2 before,
 the same hold-out figures either way)."""
 
+COURT_ART_MM = 60.0
+"""A lone index read below :data:`BACK_PRINT_CONF` as a jack, queen or king this close (mm) to a card surely read
+as the same rank is that court card's picture (its big letter), whatever suit it reads: the picture's centre lies
+~40 mm from the card's own index, its other corner 75-97 mm. Seen in rendered round videos (seed 7121 at 4K): the
+top of a JH's picture, peeking above the 5S dealt over it, read JD at 0.5-0.66 for three frames and dealt to the
+seat as a third card."""
+
+COURT_RANKS = ("J", "Q", "K")
+
 DUPLICATE_HEIGHTS = 0.6
 CORNER_PAIR_HEIGHTS = (2.0, 9.0)
 """Without a calibration: the same bounds in index heights, in the image. On the labelled real photos
@@ -147,6 +161,20 @@ def _inside_a_back(boxes: np.ndarray, backs: np.ndarray) -> bool:
         size = np.maximum(b[2:] - b[:2], 1.0)
         near = np.minimum(centres - b[:2], b[2:] - centres) / size  # (N, 2) share of the box to its nearest edges
         if (near.min(axis=1) <= BACK_PRINT_CORNER).all():
+            return True
+    return False
+
+
+def _court_picture(k: int, at: np.ndarray, others: list[tuple[np.ndarray, np.ndarray]]) -> bool:
+    """Whether an unsure reading of card ``k`` at ``at`` (mm) is the picture of a court card of its rank read surely
+    within :data:`COURT_ART_MM` (``others``: (vote (52,), (M, 2) mm of its index clusters) per other card)."""
+    rank = CARD_LABELS[k][:-1]
+    if rank not in COURT_RANKS:
+        return False
+    for vote, where in others:
+        top = int(vote.argmax())
+        if vote[top] >= BACK_PRINT_CONF and CARD_LABELS[top][:-1] == rank and \
+                float(np.min(np.linalg.norm(np.asarray(where) - at, axis=1))) < COURT_ART_MM:
             return True
     return False
 
@@ -235,23 +263,31 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
             used[a] = used[b] = True
             groups.append([a, b])
 
-    # 3. a lone same-card index inside a card whose two corners show is a mark printed on that card
+    # 3. a lone index inside a card whose two corners show, reading that card or read unsurely, is a mark printed on
+    # that card
     for k in np.flatnonzero(~used):
         for g in groups:
-            if int(Pc[k].argmax()) != int(Pc[g].mean(0).argmax()):
+            same = int(Pc[k].argmax()) == int(Pc[g].mean(0).argmax())
+            if not same and Pc[k].max() >= BACK_PRINT_CONF:
                 continue
             if inside_card(posc[k], posc[g[0]], posc[g[1]], along=(0.1, 0.9), across=0.4):
                 g.append(int(k))
                 used[k] = True
+                if not same:  # a mark read as another card has no say in what the card reads
+                    weight[clusters[k]] = 0.0
                 break
     groups += [[int(k)] for k in np.flatnonzero(~used)]
 
     back_boxes = dets.xyxy[dets.class_id == BACK_ID]
+    votes = [_vote(P, weight, [i for c in g for i in clusters[c]]) for g in groups]
     cards: list[PhysicalCard] = []
-    for g in groups:
+    for gi, g in enumerate(groups):
         members = sorted(int(rows[i]) for c in g for i in clusters[c])
-        p = _vote(P, weight, [i for c in g for i in clusters[c]])
+        p = votes[gi]
         k = int(p.argmax())
+        if len(g) == 1 and p[k] < BACK_PRINT_CONF and positions_mm is not None and \
+                _court_picture(k, posc[g[0]], [(votes[h], posc[groups[h]]) for h in range(len(groups)) if h != gi]):
+            continue  # 7. a court card's picture
         if len(g) == 1 and p[k] < BACK_PRINT_CONF and _inside_a_back(dets.xyxy[members], back_boxes):
             continue  # 5. the back's print at its corner
         if len(g) == 1 and p[k] < BACK_PRINT_CONF and on_print is not None and bool(np.all(on_print[members])):
