@@ -18,7 +18,8 @@ identity, 180 degrees apart).  Indices are grouped in three steps, then what is 
 3. **Marks printed inside a card**: court cards often repeat their letter and suit in
    the picture's frame.  A lone index lying inside a card whose two corners are both in view, reading the same
    card or read below :data:`BACK_PRINT_CONF` (the suit pip beside a king's crown, read `unreadable` for seconds
-   and dealt to the dealer out of turn: seeds 7115 and 7126 at 4K), is such a mark, not another card: nothing can
+   and dealt to the dealer out of turn: seeds 7115 and 7126 at 4K; the unsure reading only in a calibrated frame,
+   where "inside" is measured on the layout), is such a mark, not another card: nothing can
    lie on that card's face while both its corners show, short of a card turned
    sideways across it (a double down), whose index shows in the clear and reads surely.
 4. **A card back seen on a card's face**: stage 1 now and then finds ``BACK`` on the picture of a
@@ -268,8 +269,8 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     for k in np.flatnonzero(~used):
         for g in groups:
             same = int(Pc[k].argmax()) == int(Pc[g].mean(0).argmax())
-            if not same and Pc[k].max() >= BACK_PRINT_CONF:
-                continue
+            if not same and (Pc[k].max() >= BACK_PRINT_CONF or positions_mm is None):
+                continue  # uncalibrated, "inside" is in index heights: loose enough to swallow fanned real cards
             if inside_card(posc[k], posc[g[0]], posc[g[1]], along=(0.1, 0.9), across=0.4):
                 g.append(int(k))
                 used[k] = True
