@@ -256,14 +256,13 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
             ppc = _side_px_per_chip(view, ct.zone)
             band = countable if ppc is not None and ppc >= MIN_PX_PER_CHIP else too_flat
             band["stacks"] += 1
-            ious = [_iou(np.array([ct.box], np.float32), b[None])[0, 0] for b, _ in det_chips]
-            if ct.zone in on_spot:
-                reading = on_spot[ct.zone]
-            elif not ious or max(ious) < 0.3:
-                chips_abstain += 1  # not found counts as no answer
-                band["abstained"] += 1
-                continue
-            else:
+            reading = on_spot.get(ct.zone)
+            if reading is None:
+                ious = [_iou(np.array([ct.box], np.float32), b[None])[0, 0] for b, _ in det_chips]
+                if not ious or max(ious) < 0.3:
+                    chips_abstain += 1  # not found counts as no answer
+                    band["abstained"] += 1
+                    continue
                 reading = det_chips[int(np.argmax(ious))][1]
             if reading.value is None:
                 chips_abstain += 1

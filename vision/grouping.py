@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rules.cards import BACK, CARD_LABELS, UNREADABLE
+from rules.cards import ALL_CARDS, BACK, CARD_LABELS, UNREADABLE
 from vision.detections import BACK_ID, INDEX, Detections
 
 
@@ -169,12 +169,12 @@ def _inside_a_back(boxes: np.ndarray, backs: np.ndarray) -> bool:
 def _court_picture(k: int, at: np.ndarray, others: list[tuple[np.ndarray, np.ndarray]]) -> bool:
     """Whether an unsure reading of card ``k`` at ``at`` (mm) is the picture of a court card of its rank read surely
     within :data:`COURT_ART_MM` (``others``: (vote (52,), (M, 2) mm of its index clusters) per other card)."""
-    rank = CARD_LABELS[k][:-1]
+    rank = ALL_CARDS[k].rank
     if rank not in COURT_RANKS:
         return False
     for vote, where in others:
         top = int(vote.argmax())
-        if vote[top] >= BACK_PRINT_CONF and CARD_LABELS[top][:-1] == rank and \
+        if vote[top] >= BACK_PRINT_CONF and ALL_CARDS[top].rank == rank and \
                 float(np.min(np.linalg.norm(np.asarray(where) - at, axis=1))) < COURT_ART_MM:
             return True
     return False
