@@ -33,11 +33,15 @@ ACROSS_JITTER_MM = 2.5
 """Standard deviation of the base's offset across the line of sight."""
 
 
-def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, with_empty: bool = False):
+def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, with_empty: bool = False,
+               player_share: float = 0.0):
     """(RenderResult, camera, [(base_mm, [(denomination, count)...])]) of one random frame of chip stacks.
 
     Only stacks wholly inside the frame and at least 95 % visible are listed.  ``with_empty``: a fourth
-    item, the centres (mm) of the betting spots left bare.
+    item, the centres (mm) of the betting spots left bare.  ``player_share``: the share of stacks built as players
+    build a wager (a usual amount, big chips at the bottom, the top chip sometimes broken:
+    :func:`datasets.rounds.chip_layers`) instead of 1-3 layers of random denominations; 0 draws nothing more, so
+    older seeds render what they rendered.
     """
     from calibration.camera import PinholeCamera
     from calibration.layout import builtin_layout
@@ -59,8 +63,11 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, 
     shoe = list(rng.permutation(CARD_LABELS))
     for z in layout.zones:
         if z.circle is not None and rng.random() < 0.75:
-            n_layers = int(rng.choice([1, 1, 2, 3]))
-            layers = tuple(ChipLayer(int(rng.choice(denoms)), int(rng.integers(1, 7))) for _ in range(n_layers))
+            if player_share > 0 and rng.random() < player_share:
+                layers = _player_layers(rng, denoms)
+            else:
+                n_layers = int(rng.choice([1, 1, 2, 3]))
+                layers = tuple(ChipLayer(int(rng.choice(denoms)), int(rng.integers(1, 7))) for _ in range(n_layers))
             if sum(la.count for la in layers) > 15:
                 layers = layers[:1]
             c = (z.circle.center[0] + float(rng.normal(0, 3)), z.circle.center[1] + float(rng.normal(0, 3)))
@@ -84,6 +91,22 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, 
     seen = [t for t, c in zip(truth, res.chips) if c.box is not None and c.visible >= 0.95
             and c.box[0] > 2 and c.box[1] > 2 and c.box[2] < w - 2 and c.box[3] < h - 2]
     return (res, camera, seen, bare) if with_empty else (res, camera, seen)
+
+
+PLAYER_AMOUNTS = (1, 2, 5, 5, 10, 10, 15, 20, 25, 25, 30, 35, 40, 50, 50, 60, 75, 100, 100, 125, 150, 150, 200, 250,
+                  300, 500, 600, 1000)
+"""Wagers players make, dollars (main wagers $10-200 and side bets $1-100 in the rendered round videos)."""
+
+
+def _player_layers(rng: np.random.Generator, denominations: list[int]) -> tuple:
+    """A wager as a player stacks it: :func:`datasets.rounds.chip_layers` of a usual amount, at most 15 chips."""
+    import random
+
+    from datasets.rounds import chip_layers
+
+    amount = int(rng.choice(PLAYER_AMOUNTS))
+    layers = chip_layers(amount, denominations, random.Random(int(rng.integers(1 << 31))), max_chips=15)
+    return layers
 
 
 def slot_labels(layers: list[tuple[int, int]], denominations: list[int]) -> np.ndarray:
@@ -131,7 +154,7 @@ def _frame_size(rng: np.random.Generator, uhd_share: float) -> tuple[int, int]:
 
 
 def _strips_worker(args):
-    frames, seed, min_ppc, uhd_share = args
+    frames, seed, min_ppc, uhd_share, player_share = args
     import os
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -143,7 +166,7 @@ def _strips_worker(args):
     xs, ys, al, ppcs = [], [], [], []
     for _ in range(frames):
         width, height = _frame_size(rng, uhd_share)
-        res, camera, truth, bare = chip_scene(rng, width, height, with_empty=True)
+        res, camera, truth, bare = chip_scene(rng, width, height, with_empty=True, player_share=player_share)
         for base, layers in truth:
             ppc = chip_geometry(camera, base)[0]
             if ppc < min_ppc:
@@ -188,15 +211,18 @@ def _in_view(camera, point_mm) -> bool:
     return bool(np.isfinite(u).all() and 20 < u[0] < camera.width - 20 and 60 < u[1] < camera.height - 20)
 
 
-def make_strips(frames: int, seed: int, min_ppc: float = 1.5, workers: int = 2, uhd_share: float = 0.0, log=print):
+def make_strips(frames: int, seed: int, min_ppc: float = 1.5, workers: int = 2, uhd_share: float = 0.0,
+                player_share: float = 0.0, log=print):
     """(strips (N, R, W, 6) uint8, slot labels (N, SLOTS) int64, aligned (N,) float32, px per chip (N,)).
 
     ``frames`` rendered frames in chunks of 25, each chunk seeded from ``seed``, over ``workers`` processes;
-    ``uhd_share`` of them at 3840 x 2160 (the same table cover, so twice the pixels per chip: 4K cameras).
+    ``uhd_share`` of them at 3840 x 2160 (the same table cover, so twice the pixels per chip: 4K cameras);
+    ``player_share`` of stacks stacked as players stack a wager (:func:`chip_scene`).
     """
     import multiprocessing as mp
 
-    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc, uhd_share) for k in range(0, frames, 25)]
+    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc, uhd_share, player_share)
+              for k in range(0, frames, 25)]
     t0 = time.time()
     out = []
     with mp.get_context("spawn").Pool(workers) as pool:
@@ -257,13 +283,15 @@ class ChipSideRun:
     val_wrong: float
     val_abstain: float
     uhd_share: float = 0.0
+    player_share: float = 0.0
 
 
 def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0, min_ppc: float = 2.0,
-                    uhd_share: float = 0.0, log=print) -> dict:
+                    uhd_share: float = 0.0, player_share: float = 0.0, log=print) -> dict:
     """Read freshly rendered stacks as the runtime does (base searched from a guess ``spot_sd_mm`` off).
 
-    ``uhd_share``: the share of frames rendered at 3840 x 2160 (see :func:`make_strips`).
+    ``uhd_share``: the share of frames rendered at 3840 x 2160 (see :func:`make_strips`); ``player_share``: the share
+    of stacks stacked as players stack a wager (:func:`chip_scene`).
     Returns counts of stacks whose side shows >= ``min_ppc`` px per chip: exact, wrong, abstained.
     """
     from vision.chip_side import ChipSideReader
@@ -273,7 +301,7 @@ def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0
     rng = np.random.default_rng(seed)
     out = {"stacks": 0, "exact": 0, "wrong": 0, "abstained": 0}
     for _ in range(frames):
-        res, camera, truth = chip_scene(rng, *_frame_size(rng, uhd_share))
+        res, camera, truth = chip_scene(rng, *_frame_size(rng, uhd_share), player_share=player_share)
         for base, layers in truth:
             if chip_geometry(camera, base)[0] < min_ppc:
                 continue
@@ -288,11 +316,12 @@ def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0
 
 def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, seed: int = 0, epochs: int = 20,
                     threads: int | None = None, init: Path | None = None, lr: float = 3e-3, uhd_share: float = 0.0,
-                    log=print) -> tuple[Path, ChipSideRun]:
+                    player_share: float = 0.0, log=print) -> tuple[Path, ChipSideRun]:
     """Render stacks, train the slot and alignment heads, export ``chip_side.onnx`` (denominations in its metadata).
 
     ``init``: a ``chip_side.pt`` of an earlier run to start from; ``lr``: the peak learning rate;
-    ``uhd_share``: the share of training, validation and evaluation frames rendered at 3840 x 2160."""
+    ``uhd_share``: the share of training, validation and evaluation frames rendered at 3840 x 2160;
+    ``player_share``: the share of their stacks stacked as players stack a wager (:func:`chip_scene`)."""
     import os
 
     import torch
@@ -305,8 +334,8 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     torch.set_num_threads(threads or os.cpu_count() or 1)
     denominations = [c.denomination for c in default_chip_set()]
     t0 = time.time()
-    x, y, al, _ = make_strips(frames, seed, uhd_share=uhd_share, log=log)
-    vx, vy, val, _ = make_strips(val_frames, seed + 1000, uhd_share=uhd_share, log=log)
+    x, y, al, _ = make_strips(frames, seed, uhd_share=uhd_share, player_share=player_share, log=log)
+    vx, vy, val, _ = make_strips(val_frames, seed + 1000, uhd_share=uhd_share, player_share=player_share, log=log)
     log(f"{len(x)} training strips, {len(vx)} validation strips, {time.time() - t0:.0f}s")
     classes = 1 + len(denominations)
     net = chip_side_net(classes)
@@ -351,11 +380,11 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "chip_side.pt")
     path = export_chip_side(net, out_dir / "chip_side.onnx", denominations)
-    ev = evaluate_reader(path, val_frames, seed + 2000, uhd_share=uhd_share, log=log)
+    ev = evaluate_reader(path, val_frames, seed + 2000, uhd_share=uhd_share, player_share=player_share, log=log)
     n = max(ev["stacks"], 1)
     run = ChipSideRun(frames, val_frames, seed, epochs, int(len(x)), round(time.time() - t0, 1), round(slot_acc, 4),
                       round(aligned_acc, 4), ev["stacks"], round(ev["exact"] / n, 4), round(ev["wrong"] / n, 4),
-                      round(ev["abstained"] / n, 4), uhd_share)
+                      round(ev["abstained"] / n, 4), uhd_share, player_share)
     (out_dir / "chip_side.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"chip side done: {json.dumps(asdict(run))}")
     return path, run

@@ -128,6 +128,9 @@ def register(app: typer.Typer) -> None:
         uhd_share: float = typer.Option(0.0, "--uhd-share", min=0.0, max=1.0,
                                         help="Share of frames rendered at 3840x2160 (4K cameras: twice the pixels "
                                              "per chip) instead of 1920x1080."),
+        player_share: float = typer.Option(0.0, "--player-share", min=0.0, max=1.0,
+                                           help="Share of stacks stacked as players stack a wager (a usual amount, "
+                                                "big chips at the bottom) instead of random layers."),
     ) -> None:
         """The chip-side model: stacks counted and valued from their side (front and back arcs, base searched)."""
         _need_train_extra()
@@ -137,7 +140,7 @@ def register(app: typer.Typer) -> None:
 
         path, run = train_chip_side(out, frames=frames, val_frames=val_frames, seed=seed, epochs=epochs,
                                     threads=threads, init=init, lr=lr, uhd_share=uhd_share,
-                                    log=lambda m: print(m, file=sys.stderr, flush=True))
+                                    player_share=player_share, log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), **asdict(run)}))
 
     @train_app.command("export")

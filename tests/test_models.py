@@ -253,3 +253,17 @@ def test_a_favoured_deck_design_is_drawn_at_its_share(monkeypatch):
     decks = [_scene_style(monkeypatch, s, favoured={"proc-black-gold": 1.0}).deck for s in range(4)]
     assert decks == ["proc-black-gold"] * 4
     assert _scene_style(monkeypatch, 0).deck in ("proc-duplex-std", "proc-lato-std")
+
+
+def test_chip_side_training_stacks_a_players_wager_big_chips_at_the_bottom():
+    """`--player-share`: a usual wager amount, as `chip_layers` stacks it (bottom first), at most 15 chips."""
+    from models.chip_side_train import PLAYER_AMOUNTS, _player_layers
+    from vision.chips import default_chip_set
+
+    denominations = [c.denomination for c in default_chip_set()]
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        layers = _player_layers(rng, denominations)
+        assert sum(la.denomination * la.count for la in layers) in PLAYER_AMOUNTS
+        assert sum(la.count for la in layers) <= 15
+        assert [la.denomination for la in layers] == sorted((la.denomination for la in layers), reverse=True)

@@ -652,3 +652,15 @@ def test_a_payout_stack_seen_unvalued_then_valued_pays_one_wager_2_20_j():
     assert t.alerts == []
     s = t.engine.current.seats[3]
     assert s.observed_payout == {"main": 25} and not s.paid_unvalued
+
+
+def test_a_dealers_second_card_read_unreadable_does_not_open_the_dealers_hand_19_6_d():
+    """Seed 7115 at 4K: the hole card, glimpsed as the dealer slid it in, was read `unreadable` face up; the winning
+    match-the-dealer payout placed next is that wager's, not the main wager's, and it is paid in full."""
+    first, _ = standard_deal(["KH", "7C"], "KS")
+    t = (Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+         .card("dealer.cards", "unreadable").chips_to("seat3.payout", 20))
+    r = t.engine.rounds[0]
+    assert r.hole_revealed_s is None
+    assert r.seats[3].observed_payout == {"mtd": 20}
+    assert [a for a in t.alerts if a[0].startswith("mtd_")] == []

@@ -983,8 +983,12 @@ class RoundEngine:
             self._second_cards_unseen(r)
         if owner == "dealer":
             r.dealer.append(ch.label)
-            if len(r.dealer) == 2 and face_up and r.hole_revealed_s is None:
-                # the hole card was never seen face down: the dealer's hand is open from here on
+            if r.hole_revealed_s is None and face_up and (
+                    (len(r.dealer) == 2 and ch.label != UNREADABLE) or len(r.dealer) >= 3):
+                # the hole card was never seen face down: the dealer's hand is open from here on. Not on a second
+                # card read `unreadable`: that is as often the hole card glimpsed face down as the dealer slides it
+                # in (seed 7115 at 4K: a winning match-the-dealer payout placed then was taken for the main
+                # wager's, and the side bet reported never paid); a third card means the hole card is open
                 r.hole_revealed_s = ch.t_s
         else:
             rec = r.seats.setdefault(owner, SeatRecord(owner))
