@@ -54,6 +54,9 @@ def register(app: typer.Typer) -> None:
         not_index: float = typer.Option(0.0, "--not-index", min=0.0, max=0.9,
                                         help="Share of training crops with no index (card backs, layout glyphs, "
                                              "pips, felt), trained towards 'unreadable'."),
+        crowd: float = typer.Option(0.0, "--crowd", min=0.0, max=0.9,
+                                    help="Share of training crops with the next card of a fanned hand beside the "
+                                         "index (its own index in the crop)."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
@@ -61,7 +64,7 @@ def register(app: typer.Typer) -> None:
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
                                  init=init, lr=lr, turn=turn, grey=grey, cast=cast, width=width, not_index=not_index,
-                                 log=lambda m: print(m, file=sys.stderr, flush=True))
+                                 crowd=crowd, log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc,
                           "not_index_accepted": run.not_index_accepted}))
 

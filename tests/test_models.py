@@ -267,3 +267,24 @@ def test_chip_side_training_stacks_a_players_wager_big_chips_at_the_bottom():
         assert sum(la.denomination * la.count for la in layers) in PLAYER_AMOUNTS
         assert sum(la.count for la in layers) <= 15
         assert [la.denomination for la in layers] == sorted((la.denomination for la in layers), reverse=True)
+
+
+def test_reader_training_crops_can_show_the_next_card_of_a_fanned_hand():
+    """`--crowd`: the next card's corner lies beside the index; without it a seed cuts the crops it cut before."""
+    from models.train import IndexCropSource
+
+    designs = ["proc-roboto-large", "proc-duplex-std"]
+    plain = [IndexCropSource(designs, 4).sample() for _ in range(1)]
+    again = [IndexCropSource(designs, 4, crowd=0.0).sample() for _ in range(1)]
+    assert all((a[0] == b[0]).all() and a[1] == b[1] for a, b in zip(plain, again))
+    src = IndexCropSource(designs, 4, crowd=1.0)
+    crops = [src.sample() for _ in range(12)]
+    assert all(c.shape == (40, 40, 3) and c.dtype == np.uint8 and 0 <= k < 52 for c, k in crops)
+    # the next card is drawn right of the index's left 60 %, which stays as it was
+    _, (u0, v0, u1, v1), _, bx = src._corner(0, "AH", 0)
+    ppm = 4.0
+    window = np.zeros((int((v1 - v0) * ppm), int((u1 - u0) * ppm), 3), np.uint8)
+    src._crowd(np.random.default_rng(1), window, 0, "AH", bx, (u0, v0), ppm)
+    keep_x = int((bx[0] + 0.5 * (bx[2] - bx[0]) - u0) * ppm)
+    rows = slice(int((bx[1] - v0) * ppm), int((bx[3] - v0) * ppm))
+    assert window.any() and not window[rows, :keep_x].any()
