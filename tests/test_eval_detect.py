@@ -30,3 +30,14 @@ def test_a_detection_beside_the_index_is_no_match():
     truth = np.array([[100, 100, 110, 120]], np.float32)
     res = _result([140, 100, 150, 120], [[140, 100], [150, 100], [150, 120], [140, 120]], "QS")
     assert _match_indices(Tally(), res, truth, ["QS"]) == [None]
+
+
+def test_per_design_frames_are_reported_apart_from_the_held_out_design(tmp_path):
+    """`eval detect --per-design N`: training deck designs on new seeds, one set each, beside the hold-out."""
+    from vision.evaluate import run_eval
+
+    result = run_eval(tmp_path, holdout=1, real=False, per_design=1, designs=("proc-roboto-large",),
+                      log=open(tmp_path / "log.txt", "w"))
+    assert set(result["sets"]) == {"rendered", "rendered:proc-roboto-large"}
+    design = result["sets"]["rendered:proc-roboto-large"]
+    assert design["deck"] == "proc-roboto-large" and 0.0 <= design["card_identity"] <= 1.0

@@ -118,6 +118,9 @@ def register(app: typer.Typer) -> None:
                                                    "(default: the committed models/chip_side.onnx)."),
         no_chip_side: bool = typer.Option(False, "--no-chip-side",
                                           help="Value stacks from their box height only (most then abstain)."),
+        per_design: int = typer.Option(0, "--per-design", min=0,
+                                       help="Also render this many frames for each of five training deck designs "
+                                            "(large-index and black-faced decks included), reported apart."),
     ) -> None:
         """Card precision/recall, confusions, accuracy vs index height, chip recall: renders and real photos."""
         from vision.chip_side import chip_side_model
@@ -125,5 +128,5 @@ def register(app: typer.Typer) -> None:
 
         result = run_eval(out=out, data=data, holdout=holdout, seed=seed, log=sys.stderr, stage1=stage1,
                           reader=reader, px_per_mm=px_per_mm, real=real,
-                          chip_side=chip_side_model(chip_side, no_chip_side))
+                          chip_side=chip_side_model(chip_side, no_chip_side), per_design=per_design)
         print(json.dumps(result) if as_json else json.dumps(result, indent=2))
