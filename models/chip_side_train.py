@@ -266,6 +266,51 @@ def chip_side_net(classes: int):
     return Net()
 
 
+def chip_side_mean(nets):
+    """One net whose readings are the mean of ``nets``' (each a :func:`chip_side_net`): slot probabilities
+    averaged, and alignment probabilities averaged, given back as logits so the runtime reads it as any other
+    (softmax of the log of a distribution is that distribution; the logit of a probability is its sigmoid's inverse).
+    Two nets fine-tuned on different mixes disagree where each is unsure: their mean abstains where either alone
+    would have named a wrong value, and reads what one alone left unsure."""
+    import torch
+    from torch import nn
+
+    class Mean(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.nets = nn.ModuleList(nets)
+
+        def forward(self, x):
+            outs = [n(x) for n in self.nets]
+            p = torch.stack([torch.softmax(s, -1) for s, _ in outs]).mean(0)
+            a = torch.stack([torch.sigmoid(al) for _, al in outs]).mean(0).clamp(1e-6, 1 - 1e-6)
+            return torch.log(p.clamp_min(1e-12)), torch.log(a) - torch.log1p(-a)
+
+    return Mean().eval()
+
+
+def export_chip_side_mean(weights: list[Path], path: Path) -> Path:
+    """Export the mean of the chip-side nets saved at ``weights`` (``chip_side.pt`` files) as one ONNX file.
+
+    Raises:
+        ValueError: fewer than two weight files.
+    """
+    import torch
+
+    from vision.chips import default_chip_set
+
+    if len(weights) < 2:
+        raise ValueError("a mean needs at least two chip-side nets")
+    denominations = [c.denomination for c in default_chip_set()]
+    nets = []
+    for w in weights:
+        net = chip_side_net(1 + len(denominations))
+        net.load_state_dict(torch.load(w, map_location="cpu"))
+        nets.append(net.eval())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return export_chip_side(chip_side_mean(nets), path, denominations)
+
+
 @dataclass
 class ChipSideRun:
     """Record of one chip-side training run (goes into the model card)."""

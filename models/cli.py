@@ -146,6 +146,18 @@ def register(app: typer.Typer) -> None:
                                     player_share=player_share, log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), **asdict(run)}))
 
+    @train_app.command("chip-side-mean")
+    def train_chip_side_mean_cmd(
+        weights: list[Path] = typer.Argument(..., exists=True, dir_okay=False,
+                                             help="Two or more chip_side.pt files from `pitwatch train chip-side`."),
+        out: Path = typer.Option(MODELS / "chip_side.onnx", "--out", help="The ONNX file to write."),
+    ) -> None:
+        """One chip-side model that reads as the mean of several (slot and alignment probabilities averaged)."""
+        _need_train_extra()
+        from models.chip_side_train import export_chip_side_mean
+
+        print(json.dumps({"model": str(export_chip_side_mean(list(weights), out))}))
+
     @train_app.command("export")
     def export_cmd(
         weights: Path = typer.Argument(..., help="Stage-1 .pt from `pitwatch train detector`."),

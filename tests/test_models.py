@@ -197,6 +197,31 @@ def test_chip_side_smoke_training_exports_a_model_the_runtime_reads(tmp_path):
 
 
 @needs_train
+def test_the_mean_of_two_chip_side_nets_reads_as_the_mean_of_their_readings(tmp_path):
+    """`pitwatch train chip-side-mean`: one ONNX file whose slot and alignment probabilities are the two nets' means."""
+    import torch
+
+    from models.chip_side_train import chip_side_net, export_chip_side, export_chip_side_mean
+    from vision.chip_side import ChipSideReader
+
+    denominations = [1, 5, 25, 100, 500, 1000]
+    paths = []
+    for k in range(2):
+        torch.manual_seed(k)
+        net = chip_side_net(1 + len(denominations))
+        for prm in net.parameters():  # two different nets
+            prm.data.normal_(0, 0.2)
+        torch.save(net.state_dict(), tmp_path / f"n{k}.pt")
+        paths.append(export_chip_side(net.eval(), tmp_path / f"n{k}.onnx", denominations))
+    mean = ChipSideReader(export_chip_side_mean([tmp_path / "n0.pt", tmp_path / "n1.pt"], tmp_path / "mean.onnx"))
+    strips = [np.random.default_rng(k).integers(0, 255, (72, 12, 6), dtype=np.uint8) for k in range(3)]
+    (p0, a0), (p1, a1) = (ChipSideReader(q).run(strips) for q in paths)
+    p, a = mean.run(strips)
+    assert mean.denominations == denominations
+    assert np.allclose(p, (p0 + p1) / 2, atol=1e-5) and np.allclose(a, (a0 + a1) / 2, atol=1e-5)
+
+
+@needs_train
 def test_the_committed_reader_rebuilt_from_its_onnx_file_reads_as_the_runtime_does():
     """Fine-tuning starts from the committed reader itself (its batch norms folded away by the export)."""
     import numpy as np
