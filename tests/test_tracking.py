@@ -198,3 +198,22 @@ def test_a_card_misread_as_it_landed_is_still_read_anew_after_another_covers_it(
     frames = [(["8C"], [HERE])] * 4 + [(["6C", "5D"], [HERE, NEXT])] * 40
     changes, _ = run(frames)
     assert ("card_relabelled", "6C", "8C") in changes
+
+
+def test_a_cards_other_corner_set_aside_on_the_card_under_it_since_it_came_is_that_card():
+    """Seed 7119 at 4K: the 7C dealt over the 7D; its top-left index, on the 7D's face, read unreadable and set aside
+    as print from the moment the 7C came, then read 7C while a hand hid the 7C's other corner: not a hit."""
+    seven_d = [(945.0, 517.0), (996.0, 583.0)]
+    frames = [(["7D"], [seven_d])] * 10
+    frames += [(["7D", "7C", "unreadable"], [seven_d, [(982.0, 609.0)], [(932.0, 549.0)]])] * 14
+    frames += [(["7D", "7C"], [seven_d, [(932.0, 549.0)]])] * 10
+    assert feed(frames) == [("card_arrived", "7D"), ("card_arrived", "7C")]
+
+
+def test_a_card_of_the_same_identity_dealt_later_a_diagonal_away_is_another_card():
+    """Seed 7115 at 4K: a second 3D laid 72 mm from the seat's first, seconds later, is a hit."""
+    first = [(1000.0, 500.0), (1050.0, 566.0)]
+    frames = [(["3D"], [first])] * 30
+    frames += [(["3D", "unreadable"], [first, [(1020.0, 530.0)]])] * 3  # the hit sliding in over the first 3D
+    frames += [(["3D", "3D"], [first, [(1072.0, 500.0)]])] * 10
+    assert feed(frames) == [("card_arrived", "3D"), ("card_arrived", "3D")]

@@ -103,6 +103,13 @@ UNREADABLE_WAIT_S = 0.45
 """A new card read only as ``unreadable`` is reported after this long (it may be read a frame or two later,
 once the dealer's hand is off it); the round engine holds changes 0.7 s, so the report keeps its place in order."""
 
+SET_ASIDE_SINCE_S = 0.5
+"""A card's corner read as no card (on another card's face) since within this long of a card's first reading, and a
+card's diagonal from it, is that card's other corner when it is read as that card later: seed 7119 at 4K, a 7C dealt
+over a 7D, its top-left index lying on the 7D's face was set aside as the 7D's print for 1.4 s, then read 7C while a
+hand hid the 7C's other corner and dealt to the seat as a hit. A card dealt later to the spot comes a pass of the deal
+after the first (the real hit in seed 7115: a 3D laid 72 mm from the seat's first 3D, seconds later)."""
+
 SAME_CARD_S = 0.3
 SAME_CARD_MM = 100.0
 """A reading that matches no card, within this long of a card's first reading in the same zone and this close
@@ -330,6 +337,8 @@ class ZoneTracker:
         self._chip_signals: dict[str, _StableSignal] = {z: _StableSignal(0, rise_s, fall_s) for z in self.zones}
         self._positions: dict[tuple[str, str], list[tuple[float, float]]] = {}
         self._last_chips: dict[str, float | None] = {}
+        # per zone, readings set aside as print on a card's face: [point mm, first seen s, last seen s]
+        self._set_aside: dict[str, list[list]] = {z: [] for z in self.zones}
 
     def update(self, frame: int, t_s: float, cards: dict[str, list[str]],
                chips: dict[str, float | None],
@@ -441,11 +450,18 @@ class ZoneTracker:
             if len(marks[k]) == 1 and any(_on_face(marks[k][0], tr, labels[k] == "unreadable") for tr in tracks
                                           if tr.last_t == t_s and not _other_colour(labels[k], tr.label())):
                 taken.add(k)  # a court card's picture read as an index
+                self._remember_set_aside(zone, marks[k][0], t_s)
                 continue
             if labels[k] == "unreadable" and any(
                     tr.label() == "BACK" and tr.last_t == t_s and math.dist(tr.pos, marks[k][0]) <= BACK_REACH_MM
                     for tr in tracks):
                 taken.add(k)  # the border of a face-down card read as an index
+                continue
+            corner_of = self._other_corner_of(zone, tracks, labels[k], marks[k], t_s)
+            if corner_of is not None:
+                taken.add(k)  # that card's other corner, lying on the card under it since it was dealt
+                corner_of.marks.append((float(marks[k][0][0]), float(marks[k][0][1])))
+                corner_of.faces[labels[k]] += 1
                 continue
             young = self._young_track(tracks, marks[k], t_s)
             if young is not None:
@@ -504,6 +520,32 @@ class ZoneTracker:
         if now != state.cards:
             state.cards, state.since_t_s = now, t_s
         return out
+
+    def _remember_set_aside(self, zone: str, point, t_s: float) -> None:
+        """Keep where a reading was set aside as print on a card's face, and since when (forgotten after
+        ``fall_s`` unseen)."""
+        kept = [g for g in self._set_aside[zone] if t_s - g[2] <= self.fall_s + 1e-9]
+        for g in kept:
+            if math.dist(g[0], point) <= TRACK_MATCH_MM:
+                g[2] = t_s
+                break
+        else:
+            kept.append([(float(point[0]), float(point[1])), t_s, t_s])
+        self._set_aside[zone] = kept
+
+    def _other_corner_of(self, zone: str, tracks: list[_Track], label: str, marks, t_s: float) -> _Track | None:
+        """The card whose other corner a face reading at a single point is (:data:`SET_ASIDE_SINCE_S`), or None."""
+        if label in ("BACK", "unreadable") or len(marks) != 1:
+            return None
+        point = marks[0]
+        aside = [g for g in self._set_aside[zone]
+                 if t_s - g[2] <= self.fall_s + 1e-9 and math.dist(g[0], point) <= TRACK_MATCH_MM]
+        for tr in tracks:
+            if tr.reported != label or not any(abs(g[1] - tr.t_s) <= SET_ASIDE_SINCE_S for g in aside):
+                continue
+            if any(CORNER_PAIR_MM[0] <= math.dist(m, point) <= CORNER_PAIR_MM[1] for m in tr.marks):
+                return tr
+        return None
 
     @staticmethod
     def _young_track(tracks: list[_Track], marks, t_s: float) -> _Track | None:
