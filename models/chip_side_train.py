@@ -105,8 +105,7 @@ def _player_layers(rng: np.random.Generator, denominations: list[int]) -> tuple:
     from datasets.rounds import chip_layers
 
     amount = int(rng.choice(PLAYER_AMOUNTS))
-    layers = chip_layers(amount, denominations, random.Random(int(rng.integers(1 << 31))), max_chips=15)
-    return layers
+    return chip_layers(amount, denominations, random.Random(int(rng.integers(1 << 31))), max_chips=15)
 
 
 def slot_labels(layers: list[tuple[int, int]], denominations: list[int]) -> np.ndarray:

@@ -181,7 +181,7 @@ class IndexCropSource:
         x1, y1, x2, y2 = (bx[0] - u0) * ppm, (bx[1] - v0) * ppm, (bx[2] - u0) * ppm, (bx[3] - v0) * ppm
         # the next card of a fanned hand on this one (drawn only when asked, so older seeds crop what they did)
         if self.crowd and corner == 0 and rng.random() < self.crowd:
-            self._crowd(rng, bg, d, label, bx, (u0, v0), ppm)
+            self._crowd(rng, bg, d, bx, (u0, v0), ppm)
         # a neighbouring card or a hand sometimes covers part of the corner (not the index centre)
         if rng.random() < 0.25:
             _occlude(rng, bg, (x1, y1, x2, y2))
@@ -208,8 +208,7 @@ class IndexCropSource:
         img = _degrade(rng, img, index_h)
         return square_crop(img, square), CARD_LABELS.index(label)
 
-
-    def _crowd(self, rng, bg: np.ndarray, d: int, label: str, bx, origin, ppm: float) -> None:
+    def _crowd(self, rng, bg: np.ndarray, d: int, bx, origin, ppm: float) -> None:
         """Paste the top-left corner of another card of the same deck over ``bg`` (this card's corner window,
         ``origin`` its top-left in card mm, ``ppm`` px per mm) as the next card of a fanned hand lies: its corner
         right of this index's left edge (covering up to 40 % of its width) and at most an index height below its
@@ -217,7 +216,7 @@ class IndexCropSource:
         from rules.cards import CARD_LABELS
 
         other = CARD_LABELS[int(rng.integers(52))]
-        patch, (pu0, pv0, _, _), (cu0, cv0, cu1, cv1), _ = self._corner(d, other, 0)
+        patch, _, (cu0, cv0, cu1, cv1), _ = self._corner(d, other, 0)
         iw, ih = bx[2] - bx[0], bx[3] - bx[1]
         du = float(rng.uniform(bx[0] + 0.6 * iw, bx[2] + 1.5 * iw))  # the other card's left edge, card mm
         dv = float(rng.uniform(bx[1] - 0.5 * ih, bx[1] + 1.0 * ih))  # its top edge

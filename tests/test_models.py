@@ -309,7 +309,7 @@ def test_reader_training_crops_can_show_the_next_card_of_a_fanned_hand():
     _, (u0, v0, u1, v1), _, bx = src._corner(0, "AH", 0)
     ppm = 4.0
     window = np.zeros((int((v1 - v0) * ppm), int((u1 - u0) * ppm), 3), np.uint8)
-    src._crowd(np.random.default_rng(1), window, 0, "AH", bx, (u0, v0), ppm)
+    src._crowd(np.random.default_rng(1), window, 0, bx, (u0, v0), ppm)
     keep_x = int((bx[0] + 0.5 * (bx[2] - bx[0]) - u0) * ppm)
     rows = slice(int((bx[1] - v0) * ppm), int((bx[3] - v0) * ppm))
     assert window.any() and not window[rows, :keep_x].any()

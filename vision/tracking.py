@@ -460,8 +460,7 @@ class ZoneTracker:
             corner_of = self._other_corner_of(zone, tracks, labels[k], marks[k], t_s)
             if corner_of is not None:
                 taken.add(k)  # that card's other corner, lying on the card under it since it was dealt
-                corner_of.marks.append((float(marks[k][0][0]), float(marks[k][0][1])))
-                corner_of.faces[labels[k]] += 1
+                self._vote(corner_of, labels[k], marks[k])
                 continue
             young = self._young_track(tracks, marks[k], t_s)
             if young is not None:
