@@ -664,3 +664,57 @@ def test_a_dealers_second_card_read_unreadable_does_not_open_the_dealers_hand_19
     assert r.hole_revealed_s is None
     assert r.seats[3].observed_payout == {"mtd": 20}
     assert [a for a in t.alerts if a[0].startswith("mtd_")] == []
+
+
+def _at_once(t: Table, *changes):
+    """Several changes the tracker confirmed at one instant, fed in the order given (the order it reported them)."""
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [ZoneChange(kind, "seat2.cards", int(t.t * 10), t.t, 0, t.t, label=label,
+                                                  position=mm) for kind, label, mm in changes])
+    t.engine.step(int((t.t + 0.5) * 10), t.t + 0.5, [])
+
+
+def _switch_hands_deal_at_seat2():
+    t = Table(SH).chips_to("seat2.main", 50)
+    _at_once(t, ("card_arrived", "BACK", (1374.0, 460.0)))
+    _at_once(t, ("card_arrived", "2H", (1342.0, 377.0)))
+    t.card("dealer.cards", "AS")
+    _at_once(t, ("card_arrived", "8H", (1343.0, 401.0)))
+    t.card("dealer.cards", "BACK")
+    return t
+
+
+def test_switch_hands_a_face_shown_as_the_face_up_pair_is_taken_away_in_the_same_instant_is_the_pair_kept_2b_6_f():
+    """Seed 7127 at 4K: the dealer takes the face-up pair away and turns the face-down pair over in one movement; the
+    tracker reported the first face (still turning, 46 mm from where the pair lay) before the pair's departures."""
+    t = _switch_hands_deal_at_seat2()
+    _at_once(t, ("card_arrived", "10H", (1419.0, 472.0)), ("card_left", "2H", (1342.0, 377.0)),
+             ("card_left", "8H", (1343.0, 401.0)))
+    _at_once(t, ("card_left", "BACK", (1370.0, 472.0)), ("card_arrived", "QS", (1393.0, 477.0)))
+    s = t.engine.rounds[0].seats[2]
+    assert sorted(s.first_two) == ["10H", "QS"] and s.hits == []
+
+
+def test_switch_hands_a_card_of_the_pair_kept_read_anew_where_it_settled_is_that_card_2b_6_f():
+    """Seed 7127 at 4K: both of the face-down pair turned over, one of them read (8D) while still turning; it leaves
+    that reading in the same instant as its face shows where it settles (QS, 68 mm off): QS replaces 8D, no hit."""
+    t = _switch_hands_deal_at_seat2()
+    _at_once(t, ("card_left", "2H", (1342.0, 377.0)), ("card_left", "8H", (1343.0, 401.0)))
+    _at_once(t, ("card_arrived", "9C", (1396.0, 456.0)), ("card_left", "BACK", (1370.0, 472.0)))
+    _at_once(t, ("card_arrived", "8D", (1331.0, 448.0)))
+    _at_once(t, ("card_arrived", "QS", (1393.0, 477.0)), ("card_left", "8D", (1329.0, 450.0)))
+    s = t.engine.rounds[0].seats[2]
+    assert sorted(s.first_two) == ["9C", "QS"] and s.hits == []
+
+
+def test_switch_hands_a_face_read_with_a_players_face_down_card_is_the_backs_print_2b_6_d():
+    """Seed 7127 at 4K: a lattice back's corner read 10H in the instant the player's first face-down card landed.
+    The first two cards to a player come face down (13:69F-2B.6(d)): the card stays face down, and the deal, in
+    order, raises no dealing_order alert."""
+    t = Table(SH).chips_to("seat2.main", 50).chips_to("seat3.main", 25)
+    _at_once(t, ("card_arrived", "BACK", (1374.0, 473.0)), ("card_arrived", "10H", (1419.0, 472.0)))
+    t.deal(("seat3.cards", "BACK"), ("seat3.cards", "BACK"))
+    r = t.engine.rounds[0]
+    assert r.seats[2].dealt == ["BACK"]
+    assert [(e.recipient, e.face_up) for e, _, _ in r.deal] == [(2, False), (3, False), (3, False)]
+    assert not [a for a in t.alerts if a[0] == "dealing_order"]

@@ -790,6 +790,12 @@ class RoundEngine:
         if last is None or abs(ch.t_s - last[3]) > SAME_SPOT_S:
             return False  # (an arrival seen just before it, confirmed later, is the same card: read unreadable)
         k, e, label, t = last
+        if (label == BACK and ch.label != BACK and self.profile.effective_deal_order == "switch_hands"
+                and sum(1 for ev, _, _ in r.deal if ev.recipient == owner) <= 2):
+            # Switch Hands: a player's first two cards come face down (13:69F-2B.6(d)), so a face read with one of
+            # them is the back's print read as an index (seed 7127 at 4K: a lattice back's corner read 10H), not
+            # the card turned on its way from the shoe
+            return True
         if label in (BACK, UNREADABLE) and ch.label not in (BACK, UNREADABLE):
             r.deal[k] = (DealEvent(owner, True), ch.label, t)
             hand = r.dealer if owner == "dealer" else r.seats[owner].dealt
@@ -802,15 +808,29 @@ class RoundEngine:
     def _pair_turning(self, r: RoundRecord, seat: int, ch: ZoneChange) -> bool:
         """Switch Hands: a face showing where the player's face-down pair lies, after the deal, is a card of that
         pair turned over (the pair kept, 2B.6(f)). The pair, squared one on the other, is seen as one face-down
-        card, and its face may show before the face-down reading is gone, so no departure is waited for."""
+        card, and its face may show before the face-down reading is gone, so no departure is waited for.
+        Both of the pair turned, a face showing in the instant one of them leaves, before any hit, is that card
+        read anew where it settled (:meth:`_card_turned`)."""
         s = r.seats.get(seat)
-        if s is None or BACK not in s.dealt[:2]:
+        if s is None:
             return False
         zone = f"seat{seat}.cards"
-        missing = [c for c in (s.kept or ()) if c not in self._cards.get(zone, ())]
+        if s.kept and s.kept == s.dealt[:2] and not s.hits:
+            leaving = self._leaving(zone, ch.t_s)
+            return any(c in leaving or (c not in self._cards.get(zone, ())
+                                        and 0.0 <= ch.t_s - self._left_at.get((zone, c), -1e9) <= SAME_SPOT_S)
+                       for c in s.kept)
+        if BACK not in s.dealt[:2]:
+            return False
+        # a card of the face-up pair seen leaving at the very moment this face shows is gone too: the dealer takes
+        # the pair not kept away and turns the other over in one movement, and which the tracker reports first is
+        # chance
+        leaving = self._leaving(zone, ch.t_s)
+        left_at = {c: leaving.get(c, self._left_at.get((zone, c), -1e9)) for c in (s.kept or ())}
+        missing = [c for c in (s.kept or ()) if c not in self._cards.get(zone, ()) or c in leaving]
         if s.kept and not s.hits and missing and (
                 len(missing) == len(s.kept)
-                or all(0.0 <= ch.t_s - self._left_at.get((zone, c), -1e9) <= SWITCH_TURN_S for c in missing)):
+                or all(0.0 <= ch.t_s - left_at[c] <= SWITCH_TURN_S for c in missing)):
             # before any hit, the face-up pair gone from the layout, or one of it just taken away (the dealer
             # turns the other pair over while taking the pair not kept away): the face-down pair is the one kept
             # (2B.6(f))
@@ -825,6 +845,11 @@ class RoundEngine:
         if s.turned is not None and s.turned[1] is not None:
             lying.append(s.turned[1])
         return any(_within(ch.position, p, FLIP_MM) for p in lying)
+
+    def _leaving(self, zone: str, t_s: float) -> dict[str, float]:
+        """label -> t_s of the departures from ``zone`` held in the queue that happened by ``t_s`` (seen leaving
+        at the moment of a change being processed, though not yet processed themselves)."""
+        return {q.label: q.t_s for _, _, q in self._queue if q.kind == "card_left" and q.zone == zone and q.t_s <= t_s}
 
     @staticmethod
     def _in_hand(r: RoundRecord, owner, label: str) -> bool:
@@ -1167,6 +1192,14 @@ class RoundEngine:
                 else:
                     i = backs[0]
                 s.dealt[i] = ch.label
+            elif s.kept is not None and s.kept == s.dealt[:2]:
+                # Switch Hands, both of the face-down pair already turned and one of them gone from where it was
+                # read in this instant: this face is that card, read anew where it settled (it was read while still
+                # turning, seed 7127 at 4K)
+                here, leaving = self._cards.get(ch.zone, ()), self._leaving(ch.zone, ch.t_s)
+                gone = [i for i, c in enumerate(s.dealt[:2]) if c not in here or c in leaving]
+                if gone:
+                    s.dealt[gone[0]] = ch.label
             if s.kept is not None:
                 # Switch Hands: the face-down pair, both turned over, is the pair kept
                 turned = [c for c in s.dealt[:2] if c != BACK]
