@@ -51,9 +51,9 @@ def draw_overlay(image: np.ndarray, obs: Observation | None, zone_polys: dict[st
             cv2.polylines(out, [pts], True, (200, 200, 200), 1, cv2.LINE_AA)
             text = zone_values.get(name)
             if text:
-                x, y = poly.mean(axis=0)
-                cv2.putText(out, text, (int(x) - 20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.55 * scale * 1.6,
-                            (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+                # on a dark plate just below the zone, so the value never hides the chips it counts
+                x = float(poly[:, 0].mean())
+                _plate_text(out, text, (x, float(poly[:, 1].max()) + 4), 0.5 * scale * 1.6, max(1, int(2 * scale)))
     if obs is not None:
         for label, box, colour in obs.boxes:
             x1, y1, x2, y2 = (int(v) for v in box)
@@ -69,6 +69,19 @@ def draw_overlay(image: np.ndarray, obs: Observation | None, zone_polys: dict[st
         cv2.putText(out, text, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale * 1.6, ALERT_COLOUR,
                     max(2, int(3 * scale)), cv2.LINE_AA)
     return out
+
+
+def _plate_text(out: np.ndarray, text: str, top_centre: tuple[float, float], font_scale: float, thickness: int,
+                colour: tuple[int, int, int] = (255, 255, 255)) -> None:
+    """``text`` centred under ``top_centre`` (x, y image px) on a filled dark plate, kept inside the image."""
+    (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
+    h, w = out.shape[:2]
+    pad = max(2, thickness + 1)
+    x0 = int(min(max(top_centre[0] - tw / 2 - pad, 0), max(w - tw - 2 * pad, 0)))
+    y0 = int(min(max(top_centre[1], 0), max(h - th - base - 2 * pad, 0)))
+    cv2.rectangle(out, (x0, y0), (x0 + tw + 2 * pad, y0 + th + base + 2 * pad), (32, 32, 32), -1)
+    cv2.putText(out, text, (x0 + pad, y0 + pad + th), cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, thickness,
+                cv2.LINE_AA)
 
 
 class ReviewSink:
