@@ -718,3 +718,22 @@ def test_switch_hands_a_face_read_with_a_players_face_down_card_is_the_backs_pri
     assert r.seats[2].dealt == ["BACK"]
     assert [(e.recipient, e.face_up) for e, _, _ in r.deal] == [(2, False), (3, False), (3, False)]
     assert not [a for a in t.alerts if a[0] == "dealing_order"]
+
+
+def test_a_relabel_reads_anew_the_card_of_that_reading_lying_where_it_is():
+    """Seed 7103 at 4K (black-faced deck): the second card and the hit both first read `unreadable`; the second card,
+    read 10H where it lies, is the one read anew (not the later hit), so match-the-dealer is judged on 10H."""
+    def at(kind, zone, label, mm, previous=None):
+        t.t += 1.0
+        t._feed(ZoneChange(kind, zone, int(t.t * 10), t.t, 0, t.t, label=label, position=mm, previous=previous))
+
+    t = Table().chips_to("seat3.main", 40)
+    at("card_arrived", "seat3.cards", "5C", (1176.0, 508.0))
+    t.card("dealer.cards", "10S")
+    at("card_arrived", "seat3.cards", "unreadable", (1168.0, 531.0))
+    t.card("dealer.cards", "BACK")
+    at("card_arrived", "seat3.cards", "unreadable", (1190.0, 572.0))
+    at("card_relabelled", "seat3.cards", "10H", (1170.0, 530.0), previous="unreadable")
+    s = t.engine.rounds[0].seats[3]
+    assert s.first_two == ["5C", "10H"] and s.hits == ["unreadable"]
+    assert [label for _, label, _ in t.engine.rounds[0].deal] == ["5C", "10S", "10H", "BACK"]

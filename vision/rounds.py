@@ -32,6 +32,7 @@ not, paid or not), with an ``unreadable`` alert for the amount; printed layout a
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -172,6 +173,7 @@ class SeatRecord:
     kept: list[str] | None = None                        # Switch Hands: the pair kept
     turned: tuple | None = None                          # (t, mm) of the last face-down card turned over
     hits: list[str] = field(default_factory=list)
+    hits_at: list = field(default_factory=list)          # (x, y) mm of each hit where known
     expected: dict[str, Any] = field(default_factory=dict)   # wager -> WagerResult
     observed_payout: dict[str, Fraction] = field(default_factory=dict)
     settled_t: dict[str, float] = field(default_factory=dict)
@@ -257,6 +259,19 @@ def _zone_parts(zone: str) -> tuple[int | str | None, str]:
     if zone.startswith("dealer."):
         return "dealer", zone.split(".", 1)[1]
     return None, zone
+
+
+def _nearest_of(label: str, hands: list[tuple[list, list]], position) -> tuple[list, int] | None:
+    """(hand, index) of the card reading ``label`` that lay nearest ``position`` (mm), among ``hands`` given as
+    (labels, positions) pairs; ``None`` unless ``position`` is known and two or more such cards have a position."""
+    if position is None:
+        return None
+    found = [(math.dist(at[k], position), hand, k) for hand, at in hands for k, c in enumerate(hand)
+             if c == label and k < len(at) and at[k] is not None]
+    if len(found) < 2:
+        return None
+    _, hand, k = min(found, key=lambda f: f[0])
+    return hand, k
 
 
 def _within(a: tuple[float, float], b: tuple[float, float], mm: float) -> bool:
@@ -468,7 +483,7 @@ class RoundEngine:
             return []
         if ch.previous == BACK and owner == "dealer" and BACK in r.dealer:
             return self._card_turned(r, ch, owner)  # the hole card turned over where it lies
-        return self._card_reread(r, owner, ch.previous, ch.label)
+        return self._card_reread(r, owner, ch.previous, ch.label, ch.position)
 
     def _reappeared(self, arrival: ZoneChange) -> bool:
         """A card hidden for a while (a hand over it) and seen again is not a new card."""
@@ -759,7 +774,7 @@ class RoundEngine:
         # a face card read anew where another reading of it just left is the same card
         misread = self._misread_partner(ch)
         if misread is not None and self._in_hand(r, owner, misread.label):
-            return events + self._card_reread(r, owner, misread.label, ch.label)
+            return events + self._card_reread(r, owner, misread.label, ch.label, ch.position)
         # (a reading that was never dealt, taken as the card dealt just before it, leaving: no card to read anew)
         # the dealer's only face-down card is the hole card: once it has left the felt face down,
         # the next face card to the dealer is that card turned over (it may move while turning)
@@ -886,17 +901,29 @@ class RoundEngine:
                 return d
         return None
 
-    def _card_reread(self, r: RoundRecord, owner, old: str, new: str) -> list[Event]:
-        """Put the new reading of a card in place of the old one (a reading is never traded for ``unreadable``)."""
+    def _card_reread(self, r: RoundRecord, owner, old: str, new: str,
+                     position: tuple[float, float] | None = None) -> list[Event]:
+        """Put the new reading of a card in place of the old one (a reading is never traded for ``unreadable``).
+
+        Where a player holds more than one card of the old reading (two cards first seen ``unreadable``), the one
+        that lay nearest ``position`` (mm, where the new reading is) is read anew; else the latest, hits first."""
         if new == UNREADABLE:
             return []
         s = r.seats.get(owner) if owner != "dealer" else None
         hands = [r.dealer] if owner == "dealer" else ([s.hits, s.dealt] if s is not None else [])
-        for hand in hands:  # the latest card of that reading: hits first
-            if old in hand:
-                k = len(hand) - 1 - hand[::-1].index(old)
-                hand[k] = new
-                break
+        place = _nearest_of(old, [(s.hits, s.hits_at), (s.dealt, s.dealt_at)], position) if s is not None else None
+        deal_k = None  # which of the owner's deal cards of that reading was read anew, when it was one
+        if place is not None:
+            hand, k = place
+            hand[k] = new
+            if hand is s.dealt:
+                deal_k = s.dealt[:k].count(old)
+        else:
+            for hand in hands:  # the latest card of that reading: hits first
+                if old in hand:
+                    k = len(hand) - 1 - hand[::-1].index(old)
+                    hand[k] = new
+                    break
         if s is not None and s.kept is not None and old in s.kept:
             s.kept[s.kept.index(old)] = new
         if s is not None and s.kept is not None and old == BACK:
@@ -905,11 +932,17 @@ class RoundEngine:
             turned = [c for c in s.dealt[:2] if c != BACK]
             if len(turned) == 2:
                 s.kept = turned
-        for k in range(len(r.deal) - 1, -1, -1):
-            ev, label, t = r.deal[k]
-            if label == old and ev.recipient == owner:
-                r.deal[k] = (ev, new, t)
-                break
+        if deal_k is not None:
+            mine = [k for k, (ev, label, _) in enumerate(r.deal) if label == old and ev.recipient == owner]
+            if deal_k < len(mine):
+                ev, _, t = r.deal[mine[deal_k]]
+                r.deal[mine[deal_k]] = (ev, new, t)
+        elif place is None:
+            for k in range(len(r.deal) - 1, -1, -1):
+                ev, label, t = r.deal[k]
+                if label == old and ev.recipient == owner:
+                    r.deal[k] = (ev, new, t)
+                    break
         # what the rules expect follows the corrected cards: side bets already decided are decided again
         # (later settlements are checked against the new reading), and the main wager when next needed
         if owner == "dealer":
@@ -1215,6 +1248,7 @@ class RoundEngine:
             return []
         s = r.seats.setdefault(owner, SeatRecord(owner))
         s.hits.append(ch.label)
+        s.hits_at.append(ch.position)
         if r.first_extra_card_s is None:
             return self._first_extra_card(r, ch)
         return []
