@@ -287,3 +287,44 @@ def test_a_rendered_tables_calibration_gives_the_camera_pose_for_counting_chips(
                        .read_text())["camera"]
     assert view.camera is not None
     assert np.allclose(view.camera.t, truth["t"], atol=1.0)
+
+
+class _SideReadings:
+    """A chip-side reader that hands out the given readings in turn, counting its calls."""
+
+    def __init__(self, *readings):
+        self.readings, self.calls = list(readings), 0
+
+    def read_stacks(self, image, camera, bases):
+        self.calls += 1
+        return [self.readings.pop(0) for _ in bases]
+
+
+def test_live_video_reads_a_stack_left_uncounted_again_though_its_pixels_did_not_change():
+    """Seed 7100 at 4K: a $60 wager read uncounted as it was placed; the frames after read $60."""
+    from vision.chips import StackReading
+    from vision.detector import FrameReader
+
+    fr = FrameReader(live=True)
+    fr.chip_side = _SideReadings(StackReading(None, None, [], note="a chip slot read at 0.82 (< 0.85): cannot count"),
+                                 StackReading(4, 60, [{"denomination": 25, "count": 2}, {"denomination": 5, "count": 2}]))
+    stack = [(0, (1060.0, 470.0), b"same box")]
+    image = np.zeros((8, 8, 3), np.uint8)
+    assert fr._read_sides(image, None, stack)[0][1].value is None
+    assert fr._read_sides(image, None, stack)[0][1].value == 60
+    assert fr._read_sides(image, None, stack)[0][1].value == 60  # counted: kept, not read a third time
+    assert fr.chip_side.calls == 2
+
+
+def test_live_video_does_not_read_again_a_stack_too_flat_to_count():
+    from vision.chips import StackReading
+    from vision.detector import FrameReader
+
+    fr = FrameReader(live=True)
+    flat = StackReading(None, None, [], note="the side shows 1.6 px per chip (< 2): too few to count")
+    fr.chip_side = _SideReadings(flat)
+    stack = [(0, (1060.0, 470.0), b"same box")]
+    image = np.zeros((8, 8, 3), np.uint8)
+    fr._read_sides(image, None, stack)
+    fr._read_sides(image, None, stack)
+    assert fr.chip_side.calls == 1
