@@ -134,6 +134,18 @@ def test_a_second_card_of_the_same_identity_fanned_under_it_stays_a_card():
     assert [c.label for c in cards] == ["7H", "7H"]
 
 
+def test_two_cards_of_one_identity_dealt_one_over_the_other_are_two_places_not_one():
+    """Seed 7012 at 1080p: a pair of 7D to one seat. Their four corners all read 7D and pair crosswise too (each a
+    card's diagonal apart); paired so, both cards lay at one place and the second was never dealt."""
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80], [40, 40, 50, 60], [0, 20, 10, 40]], [one_hot("7D")] * 4,
+                zone="seat2.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[1303, 382], [1392, 420], [1391, 396], [1305, 407]]))
+    centres = sorted(tuple(np.round(np.asarray([[1303, 382], [1392, 420], [1391, 396], [1305, 407]])[
+        list(c.members)].mean(0))) for c in cards)
+    assert [c.label for c in cards] == ["7D", "7D"]
+    assert centres == [(1347.0, 389.0), (1348.0, 414.0)]
+
+
 def test_two_fanned_cards_a_finger_apart_are_not_paired_as_one_card():
     d = corners([[0, 0, 10, 20], [15, 8, 25, 28]], [one_hot("7H"), one_hot("7H")], zone="seat1.cards")
     assert len(group_cards(d, positions_mm=at_mm(d, [[100, 100], [116, 109]]))) == 2

@@ -180,6 +180,50 @@ def _court_picture(k: int, at: np.ndarray, others: list[tuple[np.ndarray, np.nda
     return False
 
 
+SAME_PLACE_MM = 12.0
+"""Two cards whose centres lie closer than this (mm) are one place: two cards of one identity paired crosswise."""
+
+
+def _uncross_twins(groups: list[list[int]], pos: np.ndarray, P: np.ndarray) -> None:
+    """Two cards of one identity (a multi-deck shoe) dealt one over the other show four corners that all read the
+    same card; paired crosswise (each card's top-left index with the other's bottom-right) both pairs lie a card's
+    diagonal apart too, and both cards land on one place, where the tracker sees one card (seed 7012 at 1080p: a
+    pair of 7D dealt to one seat, the second never dealt). Where two pairs reading one card put both cards within
+    :data:`SAME_PLACE_MM`, the corners are paired the other way that keeps both pairs a card's diagonal apart, the
+    nearer each to it: changed in place.
+
+    Args:
+        groups: pairs (and more) of cluster numbers; pairs are re-paired in place.
+        pos: (K, 2) layout mm of each cluster.
+        P: (K, 52) probabilities of each cluster.
+    """
+    lo, hi = SAME_CARD_PAIR_MM
+    mid = (lo + hi) / 2
+
+    def off(x: int, y: int) -> float | None:
+        d = float(np.linalg.norm(pos[x] - pos[y]))
+        return abs(d - mid) if lo <= d <= hi else None
+
+    two = [g for g in groups if len(g) == 2]
+    for i, g in enumerate(two):
+        for h in two[i + 1:]:
+            if int(P[g].mean(0).argmax()) != int(P[h].mean(0).argmax()):
+                continue
+            if float(np.linalg.norm(pos[g].mean(0) - pos[h].mean(0))) > SAME_PLACE_MM:
+                continue
+            (a, b), (c, d) = g, h
+            best, now = None, (off(a, b) or 0.0) + (off(c, d) or 0.0)
+            for first, second in (((a, c), (b, d)), ((a, d), (b, c))):
+                o1, o2 = off(*first), off(*second)
+                if o1 is None or o2 is None or float(np.linalg.norm(pos[list(first)].mean(0)
+                                                                    - pos[list(second)].mean(0))) <= SAME_PLACE_MM:
+                    continue
+                if best is None or o1 + o2 < best[0]:
+                    best = (o1 + o2, first, second)
+            if best is not None and best[0] < now:
+                g[:], h[:] = list(best[1]), list(best[2])
+
+
 def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.05,
                 positions_mm: np.ndarray | None = None, on_print: np.ndarray | None = None) -> list[PhysicalCard]:
     """Group read corner indices (and BACK boxes) into physical cards, and set ``dets.group``.
@@ -263,6 +307,8 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         if not used[a] and not used[b]:
             used[a] = used[b] = True
             groups.append([a, b])
+    if positions_mm is not None:
+        _uncross_twins(groups, posc, Pc)
 
     # 3. a lone index inside a card whose two corners show, reading that card or read unsurely, is a mark printed on
     # that card
