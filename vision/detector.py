@@ -432,16 +432,6 @@ def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
     return best
 
 
-def _read_again(reading) -> bool:
-    """Live video: a stack seen but left uncounted is read again on the next frame, though its zone's pixels did not
-    change enough to call it moved: a reading is a sample of a few pixels per chip, and the frames that follow may
-    show them clearer (seed 7100 at 4K: a $60 wager read uncounted as it was placed, kept so for two seconds past
-    the round's first card, while every frame from a second later read $60). Stacks too flat to count and bare
-    spots are not read again."""
-    note = getattr(reading, "note", None) or ""
-    return reading.value is None and "px per chip" not in note and not note.startswith("no chip")
-
-
 def _stack_base(table, xyxy: np.ndarray, square: np.ndarray | None, Hinv: np.ndarray):
     """A guess of a chip stack's base on the layout: ((x, y) mm, the betting spot's zone name or None).
 
@@ -700,8 +690,7 @@ class FrameReader:
             live = self._probe_memory is not None
             sig = _patch_signature(image, box) if live else None
             last = self._probe_memory.get(key) if live else None
-            if last is not None and sig is not None and float(np.abs(last[0] - sig).mean()) < PROBE_SAME_GREY \
-                    and not _read_again(last[1]):
+            if last is not None and sig is not None and float(np.abs(last[0] - sig).mean()) < PROBE_SAME_GREY:
                 found.append((z.name, c, last[1]))
                 continue
             todo.append((z.name, c, sig, key))
@@ -732,11 +721,10 @@ class FrameReader:
         """(row, reading) of stacks counted from their side, in one batch.  Live video: a stack whose box
         stage 1 handed back unchanged (its zone's pixels did not change) keeps its last reading."""
         cache = self._stack_readings
-        todo = [s for s in stacks if cache is None or s[2] not in cache or _read_again(cache[s[2]])]
-        fresh = dict(zip((s[2] for s in todo), self.chip_side.read_stacks(image, camera, [s[1] for s in todo])
-                         if todo else []))
+        todo = [s for s in stacks if cache is None or s[2] not in cache]
+        fresh = dict(zip((s[2] for s in todo), self.chip_side.read_stacks(image, camera, [s[1] for s in todo])))
         if cache is not None:
-            fresh.update((s[2], cache[s[2]]) for s in stacks if s[2] in cache and s[2] not in fresh)
+            fresh.update((s[2], cache[s[2]]) for s in stacks if s[2] in cache)
             cache.clear()
             cache.update(fresh)
         return [(row, fresh[key]) for row, _, key in stacks]
