@@ -218,18 +218,21 @@ def test_the_committed_reader_loads_with_its_calibration():
     assert labels[0] in CARD_LABELS or labels[0] == UNREADABLE
 
 
-@needs_reader
-def test_the_reader_reads_a_rendered_index():
+def rendered_qh() -> tuple[np.ndarray, np.ndarray]:
+    """A rendered QH face ((H, W, 3) uint8) and its top-left index box ((4,) xyxy px)."""
     pytest.importorskip("datasets.cards", reason="renderer absent")
     from datasets.cards import get_deck
-
-    from vision.card_reader import CardReader
 
     deck = get_deck("proc-duplex-std")
     face = np.ascontiguousarray(deck.face("QH", 2.0)[..., :3])
     ppm = face.shape[1] / 63.5
-    x1, y1, x2, y2 = [v * ppm for v in deck.index_boxes("QH").top_left]
-    labels, score, _ = CardReader().read(face, np.array([[x1, y1, x2, y2]]))
+    return face, np.array([v * ppm for v in deck.index_boxes("QH").top_left])
+
+
+@needs_reader
+def test_the_reader_reads_a_rendered_index():
+    face, box = rendered_qh()
+    labels, score, _ = CardReader().read(face, box[None])
     assert labels[0] == "QH", (labels, score)
 
 
@@ -415,14 +418,9 @@ def test_a_card_read_surely_across_a_cards_face_is_a_card():
 
 @needs_reader
 def test_a_crop_read_surely_at_0_and_180_degrees_is_not_read_at_90_and_270():
-    pytest.importorskip("datasets.cards", reason="renderer absent")
-    from datasets.cards import get_deck
-
-    deck = get_deck("proc-duplex-std")
-    face = np.ascontiguousarray(deck.face("QH", 2.0)[..., :3])
-    ppm = face.shape[1] / 63.5
+    face, box = rendered_qh()
     reader = CardReader()
-    crop = index_crop(face, np.array([v * ppm for v in deck.index_boxes("QH").top_left]), reader.size, reader.margin)
+    crop = index_crop(face, box, reader.size, reader.margin)
     blank = np.full_like(crop, 128)  # no index: unsure at every turn
     seen = []
     read_at = reader._read_at
