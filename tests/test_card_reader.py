@@ -414,19 +414,3 @@ def test_a_mark_on_a_court_cards_face_read_unsurely_as_another_card_is_not_a_car
 
 def test_a_card_read_surely_across_a_cards_face_is_a_card():
     assert sorted(a_king_and_a_mark_on_its_face("5D", 0.97)) == ["5D", "KS"]
-
-
-@needs_reader
-def test_a_crop_read_surely_at_0_and_180_degrees_is_not_read_at_90_and_270():
-    face, box = rendered_qh()
-    reader = CardReader()
-    crop = index_crop(face, box, reader.size, reader.margin)
-    blank = np.full_like(crop, 128)  # no index: unsure at every turn
-    seen = []
-    read_at = reader._read_at
-    reader._read_at = lambda stack, turns: seen.append((len(stack), tuple(turns))) or read_at(stack, turns)
-    p = reader.probabilities([crop, blank])
-    assert seen == [(2, (0, 180)), (1, (90, 270))]
-    every_turn = CardReader(sure_at_half=2.0).probabilities([crop, blank])
-    assert CARD_LABELS[int(p[0].argmax())] == "QH" and p.argmax(1).tolist() == every_turn.argmax(1).tolist()
-    assert np.allclose(p[1], every_turn[1], atol=1e-5)  # the unsure crop is read at all four turns, as before

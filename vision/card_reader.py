@@ -123,13 +123,6 @@ def mean_of_turns(p: np.ndarray) -> np.ndarray:
 COMBINE = {"best": best_turn, "mean": mean_of_turns}
 """How the readings of one crop at several turns become one: metadata ``combine`` of the reader."""
 
-SURE_AT_HALF = 0.98
-"""A crop whose reading at half the turns (0 and 180 degrees) is at least this sure, both turns naming the same card,
-is not read at the other half: that half could not change the card named, only the score a little. On the rendered
-hold-out (thirteenth session) 76 % of crops are that sure: the reader costs 0.62x, and every figure of
-``eval detect`` is unchanged (0.95: precision 0.949 -> 0.947; 0.9: 0.944). On the real photos few crops are
-(146 of 3,432), so they cost as before."""
-
 
 def softmax(logits: np.ndarray) -> np.ndarray:
     """Softmax over the last axis of (..., C) logits (rows of (N, C) card logits, slots of chip stacks)."""
@@ -148,9 +141,6 @@ class CardReader:
         threads: onnxruntime intra-op threads.
         threshold: calibrated top probability below which a card is ``unreadable`` (default: the model's).
         turns, combine: override the model's (e.g. ``(0, 90)`` and ``"best"`` to halve the reading cost).
-        sure_at_half: with ``combine`` ``mean``, each crop is read first at half of ``turns`` (every other one:
-            0 and 180 degrees of the four quarter turns) and at the rest only where that half's mean is below this
-            or its turns disagree on the card (None: always at every turn). :data:`SURE_AT_HALF`.
 
     Raises:
         ModelFileError: the model is missing, corrupt or does not output the 52 cards.
@@ -158,8 +148,7 @@ class CardReader:
 
     def __init__(self, model: str | Path = DEFAULT_READER, threads: int | None = None,
                  threshold: float | None = None, providers: list[str] | None = None,
-                 turns: tuple[int, ...] | None = None, combine: str | None = None,
-                 sure_at_half: float | None = None) -> None:
+                 turns: tuple[int, ...] | None = None, combine: str | None = None) -> None:
         self.path = Path(model)
         self.session = open_session(self.path, threads=threads, providers=providers)
         meta = self.session.get_modelmeta().custom_metadata_map
@@ -176,7 +165,6 @@ class CardReader:
         if self.combine not in COMBINE or not self.turns or any(t % 90 for t in self.turns):
             raise ValueError(f"turns must be multiples of 90 and combine one of {sorted(COMBINE)}, "
                              f"not {self.turns} / {self.combine!r}")
-        self.sure_at_half = SURE_AT_HALF if sure_at_half is None else sure_at_half
 
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         """(N, 52) float32 calibrated probabilities for N crops from :func:`square_crop` or :func:`index_crop`.
@@ -185,21 +173,10 @@ class CardReader:
         """
         if not crops:
             return np.zeros((0, len(self.classes)), np.float32)
-        stack = np.stack(crops)
-        if self.combine != "mean" or len(self.turns) < 2 or self.sure_at_half > 1.0:
-            return COMBINE[self.combine](self._read_at(stack, self.turns)).astype(np.float32)
-        first, rest = self.turns[0::2], self.turns[1::2]
-        p = self._read_at(stack, first)
-        out = p.mean(0)
-        unsure = np.flatnonzero((out.max(1) < self.sure_at_half) | (p.argmax(2) != p[0].argmax(1)).any(0))
-        if len(unsure):
-            out[unsure] = (p[:, unsure].sum(0) + self._read_at(stack[unsure], rest).sum(0)) / len(self.turns)
-        return out.astype(np.float32)
-
-    def _read_at(self, stack: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:
-        """(T, N, 52) calibrated probabilities of a (N, H, W, 3) crop batch read at each of ``turns``."""
-        logits = self.session.run(None, {self.input_name: crops_to_blob(turned_crops(stack, turns))})[0]
-        return softmax(logits / self.temperature).reshape(len(turns), len(stack), -1)
+        batch = turned_crops(np.stack(crops), self.turns)
+        logits = self.session.run(None, {self.input_name: crops_to_blob(batch)})[0]
+        p = softmax(logits / self.temperature).reshape(len(self.turns), len(crops), -1)
+        return COMBINE[self.combine](p).astype(np.float32)
 
     def read(self, image: np.ndarray, xyxy: np.ndarray,
              squares: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
