@@ -737,3 +737,21 @@ def test_a_relabel_reads_anew_the_card_of_that_reading_lying_where_it_is():
     s = t.engine.rounds[0].seats[3]
     assert s.first_two == ["5C", "10H"] and s.hits == ["unreadable"]
     assert [label for _, label, _ in t.engine.rounds[0].deal] == ["5C", "10S", "10H", "BACK"]
+
+
+def test_switch_hands_an_unreadable_index_where_a_face_down_card_lies_is_its_back_2b_6_d():
+    """Seed 7010 at 1080p: during the deal the player's face-down card was read, for two seconds, as an unreadable
+    index where it lay, its face-down reading gone meanwhile. Switch Hands turns no card over during the deal and
+    deals none face up there: it is the back, not a card dealt out of turn."""
+    t = Table(SH).chips_to("seat3.main", 150).chips_to("seat4.main", 40)
+    t.card("seat3.cards", "BACK").card("seat4.cards", "BACK").card("seat3.cards", "9S")
+    t.t += 1.0
+    f = int(t.t * 10)
+    t.engine.step(f, t.t, [ZoneChange("card_arrived", "seat3.cards", f, t.t, 0, t.t, label="unreadable",
+                                      position=(1172.0, 586.0)),
+                           ZoneChange("card_left", "seat3.cards", f, t.t, 0, t.t, label="BACK", position=(1167.0, 595.0))])
+    t.engine.step(f + 5, t.t + 0.5, [])
+    t.card("seat4.cards", "7H")
+    r = t.engine.rounds[0]
+    assert r.seats[3].dealt == ["BACK", "9S"]
+    assert not [a for a in t.alerts if a[0] == "dealing_order"]

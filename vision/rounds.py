@@ -758,6 +758,12 @@ class RoundEngine:
             return events  # a bonus winner's cards tucked under the wager: not a new card
         if r.phase == "deal" and (self._deal_over_unseen(r, owner) or self._deal_full(r)):
             events += self._end_deal_unseen(r, ch)
+        if (r.phase == "deal" and ch.label == UNREADABLE and isinstance(owner, int)
+                and self.profile.effective_deal_order == "switch_hands" and self._back_read_here(ch)):
+            # Switch Hands deals no card face up where a player's face-down card lies, and turns none over during
+            # the deal (13:69F-2B.6(d)): an index read unsure where a face-down reading leaves in that instant is
+            # the back's print (seed 7010 at 1080p: a false dealing_order); the back is seen again, hidden a moment
+            return events
         # a face-down card turned over in place is not a new card; none is turned during the deal (a face-down
         # card squared on another, in Switch Hands, is not turned over when the first one moves)
         if r.phase != "deal" and ch.label != BACK and BACK in self._cards.get(ch.zone, ()) \
@@ -954,6 +960,19 @@ class RoundEngine:
             if r.sidebets_due_s is not None and any(seat.wagers.get(b) for b in SIDE_BETS):
                 self._expect_side_bets(r, seat)
         return []
+
+    def _back_read_here(self, arrival: ZoneChange) -> bool:
+        """A face-down reading leaving ``arrival``'s zone within :data:`REREAD_MM` of it and within the flip window
+        of it (held in the queue, or among the recent departures)."""
+        if arrival.position is None:
+            return False
+
+        def here(d: ZoneChange) -> bool:
+            return (d.kind == "card_left" and d.zone == arrival.zone and d.label == BACK and d.position is not None
+                    and abs(d.t_s - arrival.t_s) <= self.flip_window_s and _within(d.position, arrival.position,
+                                                                                    REREAD_MM))
+
+        return any(here(q) for _, _, q in self._queue) or any(here(d) for d in self._departed)
 
     def _take_queued_departure(self, arrival: ZoneChange) -> bool:
         """Remove a queued face-down departure from the same zone close in time to ``arrival`` (a flip)."""
