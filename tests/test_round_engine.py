@@ -755,3 +755,26 @@ def test_switch_hands_an_unreadable_index_where_a_face_down_card_lies_is_its_bac
     r = t.engine.rounds[0]
     assert r.seats[3].dealt == ["BACK", "9S"]
     assert not [a for a in t.alerts if a[0] == "dealing_order"]
+
+
+def test_a_winning_bonus_paid_just_after_its_wager_is_taken_up_with_the_cards_is_not_reported_unpaid_2_20_f():
+    """Seed 7013 at 1080p, where no stack could be counted: the bonus wager hidden as the winner's cards went under it
+    (taken for its settlement), the cards and the wager taken up together after the round, and the bonus payout
+    placed 0.4 s later. The round's end waits for the payout seen, and that payout is the bonus's, not nothing:
+    no bonus_underpaid."""
+    t = (Table().chips_to("seat3.main", None).chips_to("seat3.bonus", None)
+         .deal(("seat3.cards", "AS"), ("dealer.cards", "2C"), ("seat3.cards", "JH"), ("dealer.cards", "BACK")))
+    t.chips_to("seat3.bonus", 0).chips_to("seat3.bonus", None)  # hidden as the cards go under it, seen again
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D")
+    t.chips_to("seat3.payout", None).chips_to("seat3.payout", 0)  # the main wager's blackjack, paid and taken
+    t.card("dealer.cards", "2C", "card_left").card("dealer.cards", "9D", "card_left")
+    t0 = t.t + 1.0
+    held = [ZoneChange("card_left", "seat3.cards", 0, t0, 0, t0, label="AS"),
+            ZoneChange("card_left", "seat3.cards", 0, t0, 0, t0, label="JH"),
+            ZoneChange("chips", "seat3.bonus", 0, t0 + 0.1, 0, t0 + 0.1, before=None, after=0),
+            ZoneChange("chips", "seat3.payout", 0, t0 + 0.4, 0, t0 + 0.4, before=0, after=None)]
+    for k in range(40):  # 10 frames a second; each change reported as it is confirmed
+        now = round(t0 + 0.1 * k, 1)
+        t.engine.step(int(now * 10), now, [c for c in held if abs(c.t_s - now) < 0.05])
+    t.engine.finish(int(now * 10) + 20, now + 2)
+    assert "bonus_underpaid" not in [a[0] for a in t.alerts]

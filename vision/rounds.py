@@ -670,10 +670,11 @@ class RoundEngine:
         """A payout stack seen but not valued: the wager it pays is settled (its timing is checked), its amount
         is not, and a winner is not reported as never paid."""
         target = self._payout_target(r, s, ch)
-        if target is None or target in s.settled_t:
+        # a winning bonus's wager taken up (with the cards under it) is not its payment: the payout still comes
+        if target is None or (target in s.settled_t and not (target == "bonus" and self._bonus_unpaid(s))):
             return []
-        s.settled_t[target] = ch.t_s
-        s.settled_by[target] = ch
+        s.settled_t.setdefault(target, ch.t_s)
+        s.settled_by.setdefault(target, ch)
         s.paid_unvalued.add(target)
         s.unvalued_payout = target
         events = self._check_late(r, s, "mtd", ch) if target == "mtd" else []
@@ -1330,8 +1331,13 @@ class RoundEngine:
 
     def _bonus_awaiting_payout(self, r: RoundRecord) -> bool:
         """A winning blackjack bonus not yet paid whose wager still stands on its spot: it is paid after the round,
-        with the winner's cards under the wager until then (2.20(f)), cards the camera may not see there."""
-        return any(self._bonus_unpaid(s) and self._chips.get(f"seat{s.seat}.bonus", 0) != 0 for s in r.seats.values())
+        with the winner's cards under the wager until then (2.20(f)), cards the camera may not see there. Or whose
+        payout zone's change is seen and held, not yet processed (seed 7013 at 1080p: the wager taken up with the
+        cards, its payout placed a moment later and reported never paid)."""
+        return any(self._bonus_unpaid(s) and (
+            self._chips.get(f"seat{s.seat}.bonus", 0) != 0
+            or any(q.kind == "chips" and q.zone == f"seat{s.seat}.payout" and q.after != 0 for _, _, q in self._queue))
+            for s in r.seats.values())
 
     @staticmethod
     def _bonus_unpaid(s: SeatRecord) -> bool:
