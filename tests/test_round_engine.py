@@ -778,3 +778,14 @@ def test_a_winning_bonus_paid_just_after_its_wager_is_taken_up_with_the_cards_is
         t.engine.step(int(now * 10), now, [c for c in held if abs(c.t_s - now) < 0.05])
     t.engine.finish(int(now * 10) + 20, now + 2)
     assert "bonus_underpaid" not in [a[0] for a in t.alerts]
+
+
+def test_a_match_the_dealer_payout_placed_before_a_hit_and_first_counted_after_it_is_not_late_2_23_e():
+    """Seed 7012 at 1080p: the winning match-the-dealer payout seen before the first hit as a stack that could not
+    be counted, counted once the hand was clear, after the hit: settled in time, paid in full."""
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).deal(*hole)
+    t.chips_to("seat3.payout", None)
+    t.card("seat3.cards", "4D")  # the first hit
+    t.chips_to("seat3.payout", 20)
+    assert [a for a in t.alerts if a[0].startswith("mtd_")] == []

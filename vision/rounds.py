@@ -641,7 +641,8 @@ class RoundEngine:
             return []
         amount = now_value - s.payout_high
         s.payout_high = now_value
-        if before is None and s.unvalued_payout is not None:
+        revalued = before is None and s.unvalued_payout is not None
+        if revalued:
             # the stack seen a moment ago but not valued, valued now: the payout it was taken for, not another
             target = s.unvalued_payout
             s.paid_unvalued.discard(target)
@@ -654,7 +655,9 @@ class RoundEngine:
         s.settled_t.setdefault(target, ch.t_s)
         s.settled_by.setdefault(target, ch)
         events: list[Event] = []
-        if target == "mtd":
+        if target == "mtd" and not revalued:
+            # (a stack valued now was placed when first seen unvalued, and its timing was judged then: seed 7012 at
+            # 1080p, a payout placed before the hit and first counted after it was reported settled late)
             events += self._check_late(r, s, "mtd", ch)
         if target in SIDE_BETS and not self._payout_growing(ch):
             events += self._check_payout(r, s, target, ch)
