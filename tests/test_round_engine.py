@@ -789,3 +789,12 @@ def test_a_match_the_dealer_payout_placed_before_a_hit_and_first_counted_after_i
     t.card("seat3.cards", "4D")  # the first hit
     t.chips_to("seat3.payout", 20)
     assert [a for a in t.alerts if a[0].startswith("mtd_")] == []
+
+
+def test_spanish_21_a_payout_placed_once_the_players_hold_two_cards_means_the_hole_card_was_dealt_19_6_d():
+    """Seed 7106 at 4K: the hole card slid under the up card, never seen; the winning match-the-dealer wager paid
+    short. The payout itself shows the hole card was dealt: the wager is judged then, not at the first hit."""
+    t = Table(S21).chips_to("seat3.main", 50).chips_to("seat3.mtd", 25)
+    t.deal(("seat3.cards", "6D"), ("dealer.cards", "3H"), ("seat3.cards", "3C"))
+    t.chips_to("seat3.payout", 50)  # a suited match pays more; no hit dealt yet
+    assert ("mtd_underpaid", 3) in [a[:2] for a in t.alerts]

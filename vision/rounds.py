@@ -628,6 +628,22 @@ class RoundEngine:
             return []
         if r.clear_t is not None and ch.t_s >= r.clear_t and not self._bonus_unpaid(s):
             return []  # chips beside a spot once the cards are gone are the player's, but for a bonus still due
+        events: list[Event] = []
+        if self._hole_card_implied(r, ch, before):
+            events += self._end_deal_unseen(r, ch)
+        return events + self._payout_placed(r, s, ch, before)
+
+    def _hole_card_implied(self, r: RoundRecord, ch: ZoneChange, before: float | None) -> bool:
+        """Spanish 21 settles match-the-dealer wagers after the dealer's second card (13:69F-19.6(d)): a payout
+        placed while every player holds two cards and the dealer only the up card means the hole card was dealt
+        out of the camera's sight (slid under the up card). Seed 7106 at 4K: the side bets came due only at the
+        first hit, 1.3 s later, and the underpaid wager's alert with them."""
+        seats = self._deal_seats(r)
+        return (r.phase == "deal" and self.profile.game == "spanish21" and len(r.dealer) == 1 and bool(seats)
+                and all(len(r.seats[x].dealt) >= 2 for x in seats)
+                and (ch.after is None or ch.after > (before or 0)))
+
+    def _payout_placed(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, before: float | None) -> list[Event]:
         if ch.after == 0:
             s.unvalued_payout = None
         if ch.after is None:
