@@ -749,7 +749,8 @@ def test_switch_hands_an_unreadable_index_where_a_face_down_card_lies_is_its_bac
     f = int(t.t * 10)
     t.engine.step(f, t.t, [ZoneChange("card_arrived", "seat3.cards", f, t.t, 0, t.t, label="unreadable",
                                       position=(1172.0, 586.0)),
-                           ZoneChange("card_left", "seat3.cards", f, t.t, 0, t.t, label="BACK", position=(1167.0, 595.0))])
+                           ZoneChange("card_left", "seat3.cards", f, t.t, 0, t.t, label="BACK",
+                                      position=(1167.0, 595.0))])
     t.engine.step(f + 5, t.t + 0.5, [])
     t.card("seat4.cards", "7H")
     r = t.engine.rounds[0]
@@ -798,3 +799,54 @@ def test_spanish_21_a_payout_placed_once_the_players_hold_two_cards_means_the_ho
     t.deal(("seat3.cards", "6D"), ("dealer.cards", "3H"), ("seat3.cards", "3C"))
     t.chips_to("seat3.payout", 50)  # a suited match pays more; no hit dealt yet
     assert ("mtd_underpaid", 3) in [a[:2] for a in t.alerts]
+
+
+def test_spanish_21_a_payout_to_a_seat_without_match_the_dealer_does_not_end_the_deal():
+    """A payout before the hole card to a seat with no match-the-dealer wager says nothing of the hole card; the hole
+    card, dealt in view next, is the deal's last card, not a card beyond it."""
+    t = Table(S21).chips_to("seat3.main", 50).chips_to("seat4.main", 25).chips_to("seat4.mtd", 5)
+    t.deal(("seat3.cards", "6D"), ("seat4.cards", "9C"), ("dealer.cards", "3H"), ("seat3.cards", "3C"),
+           ("seat4.cards", "KD"))
+    t.chips_to("seat3.payout", 50)
+    t.card("dealer.cards", "BACK").chips_to("seat4.mtd", 0)  # the losing match-the-dealer wager collected
+    r = t.engine.rounds[0]
+    assert r.dealer == ["3H", "BACK"] and r.first_extra_card_s is None
+    assert "mtd_settled_late" not in [a[0] for a in t.alerts]
+
+
+def test_switch_hands_a_card_of_the_kept_pair_covered_as_a_hit_lands_is_not_read_anew_as_the_hit():
+    """Long after the pair was turned, the dealer's hand covers one of it as the hit lands: the hit is a hit."""
+    t = _switch_hands_deal_at_seat2()
+    _at_once(t, ("card_left", "2H", (1342.0, 377.0)), ("card_left", "8H", (1343.0, 401.0)))
+    _at_once(t, ("card_arrived", "9C", (1396.0, 456.0)), ("card_left", "BACK", (1370.0, 472.0)))
+    _at_once(t, ("card_arrived", "QS", (1393.0, 477.0)))
+    t.t += 5.0
+    _at_once(t, ("card_arrived", "5D", (1380.0, 500.0)), ("card_left", "QS", (1393.0, 477.0)))
+    s = t.engine.rounds[0].seats[2]
+    assert sorted(s.first_two) == ["9C", "QS"] and s.hits == ["5D"]
+
+
+def test_switch_hands_a_face_seen_as_the_dealers_hole_card_lands_is_not_swallowed_as_a_backs_print():
+    """The face-down passes' rule is for players' cards: at the dealer's hole card, a face read in the same instant
+    is, as before, the card turned on its way."""
+    t = Table(SH).chips_to("seat3.main", 25)
+    t.deal(("seat3.cards", "BACK"), ("seat3.cards", "5D"), ("dealer.cards", "3C"), ("seat3.cards", "5S"))
+    t.card("dealer.cards", "BACK")
+    t.t -= 0.8  # the face read 0.2 s after the hole card
+    t.card("dealer.cards", "9D")
+    assert t.engine.rounds[0].dealer == ["3C", "9D"]
+
+
+def test_a_hit_read_anew_leaves_the_deal_record_alone():
+    """A hit first read unreadable, read anew as 10H where it lies, with a second card of the deal unseen (no
+    place known): the hit becomes 10H and the deal record keeps the unseen card as it was."""
+    t = Table().chips_to("seat3.main", 40)
+    t.deal(("seat3.cards", "5C"), ("dealer.cards", "10S"), ("seat3.cards", "unreadable"), ("dealer.cards", "BACK"))
+    t.card("seat3.cards", "unreadable")
+    t.engine.current.seats[3].dealt_at[-1] = None  # the second card's place not known
+    t.t += 1.0
+    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="10H",
+                       previous="unreadable", position=(1190.0, 572.0)))
+    s = t.engine.rounds[0].seats[3]
+    assert s.hits == ["10H"] and s.dealt == ["5C", "unreadable"]
+    assert [label for _, label, _ in t.engine.rounds[0].deal] == ["5C", "10S", "unreadable", "BACK"]

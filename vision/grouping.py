@@ -189,8 +189,8 @@ def _uncross_twins(groups: list[list[int]], pos: np.ndarray, P: np.ndarray) -> N
     same card; paired crosswise (each card's top-left index with the other's bottom-right) both pairs lie a card's
     diagonal apart too, and both cards land on one place, where the tracker sees one card (seed 7012 at 1080p: a
     pair of 7D dealt to one seat, the second never dealt). Where two pairs reading one card put both cards within
-    :data:`SAME_PLACE_MM`, the corners are paired the other way that keeps both pairs a card's diagonal apart, the
-    nearer each to it: changed in place.
+    :data:`SAME_PLACE_MM`, the corners are paired the other way that keeps both pairs a card's diagonal apart and
+    parts the two cards (of two such ways, the one nearer the diagonal's middle): changed in place.
 
     Args:
         groups: pairs (and more) of cluster numbers; pairs are re-paired in place.
@@ -212,7 +212,7 @@ def _uncross_twins(groups: list[list[int]], pos: np.ndarray, P: np.ndarray) -> N
             if float(np.linalg.norm(pos[g].mean(0) - pos[h].mean(0))) > SAME_PLACE_MM:
                 continue
             (a, b), (c, d) = g, h
-            best, now = None, (off(a, b) or 0.0) + (off(c, d) or 0.0)
+            best = None
             for first, second in (((a, c), (b, d)), ((a, d), (b, c))):
                 o1, o2 = off(*first), off(*second)
                 if o1 is None or o2 is None or float(np.linalg.norm(pos[list(first)].mean(0)
@@ -220,7 +220,7 @@ def _uncross_twins(groups: list[list[int]], pos: np.ndarray, P: np.ndarray) -> N
                     continue
                 if best is None or o1 + o2 < best[0]:
                     best = (o1 + o2, first, second)
-            if best is not None and best[0] < now:
+            if best is not None:  # crossed pairs share one centre: a pairing a diagonal apart that parts them is truer
                 g[:], h[:] = list(best[1]), list(best[2])
 
 

@@ -639,9 +639,12 @@ class RoundEngine:
         out of the camera's sight (slid under the up card). Seed 7106 at 4K: the side bets came due only at the
         first hit, 1.3 s later, and the underpaid wager's alert with them."""
         seats = self._deal_seats(r)
+        paid = r.seats.get(int(ch.zone[4:ch.zone.index(".")])) if ch.zone.startswith("seat") else None
         return (r.phase == "deal" and self.profile.game == "spanish21" and len(r.dealer) == 1 and bool(seats)
+                and paid is not None and _placed(paid, "mtd")
                 and all(len(r.seats[x].dealt) >= 2 for x in seats)
-                and (ch.after is None or ch.after > (before or 0)))
+                and (ch.after is None or ch.after > (before or 0))
+                and not any(q.kind == "card_arrived" and q.zone == "dealer.cards" for _, _, q in self._queue))
 
     def _payout_placed(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, before: float | None) -> list[Event]:
         if ch.after == 0:
@@ -779,7 +782,8 @@ class RoundEngine:
         if r.phase == "deal" and (self._deal_over_unseen(r, owner) or self._deal_full(r)):
             events += self._end_deal_unseen(r, ch)
         if (r.phase == "deal" and ch.label == UNREADABLE and isinstance(owner, int)
-                and self.profile.effective_deal_order == "switch_hands" and self._back_read_here(ch)):
+                and self.profile.effective_deal_order == "switch_hands" and self._back_read_here(ch)
+                and self._out_of_turn(r, owner)):
             # Switch Hands deals no card face up where a player's face-down card lies, and turns none over during
             # the deal (13:69F-2B.6(d)): an index read unsure where a face-down reading leaves in that instant is
             # the back's print (seed 7010 at 1080p: a false dealing_order); the back is seen again, hidden a moment
@@ -831,7 +835,8 @@ class RoundEngine:
         if last is None or abs(ch.t_s - last[3]) > SAME_SPOT_S:
             return False  # (an arrival seen just before it, confirmed later, is the same card: read unreadable)
         k, e, label, t = last
-        if (label == BACK and ch.label != BACK and self.profile.effective_deal_order == "switch_hands"
+        if (label == BACK and ch.label != BACK and isinstance(owner, int)
+                and self.profile.effective_deal_order == "switch_hands"
                 and sum(1 for ev, _, _ in r.deal if ev.recipient == owner) <= 2):
             # Switch Hands: a player's first two cards come face down (13:69F-2B.6(d)), so a face read with one of
             # them is the back's print read as an index (seed 7127 at 4K: a lattice back's corner read 10H), not
@@ -857,10 +862,9 @@ class RoundEngine:
             return False
         zone = f"seat{seat}.cards"
         if s.kept and s.kept == s.dealt[:2] and not s.hits:
-            leaving = self._leaving(zone, ch.t_s)
-            return any(c in leaving or (c not in self._cards.get(zone, ())
-                                        and 0.0 <= ch.t_s - self._left_at.get((zone, c), -1e9) <= SAME_SPOT_S)
-                       for c in s.kept)
+            # only while the pair is being turned: later, a card covered as a hit lands is not read anew as the hit
+            return (s.turned is not None and ch.t_s - s.turned[0] <= SWITCH_TURN_S
+                    and bool(self._kept_gone(s, zone, ch.t_s)))
         if BACK not in s.dealt[:2]:
             return False
         # a card of the face-up pair seen leaving at the very moment this face shows is gone too: the dealer takes
@@ -886,6 +890,15 @@ class RoundEngine:
         if s.turned is not None and s.turned[1] is not None:
             lying.append(s.turned[1])
         return any(_within(ch.position, p, FLIP_MM) for p in lying)
+
+    def _kept_gone(self, s: SeatRecord, zone: str, t_s: float) -> list[int]:
+        """Switch Hands, both of the kept pair turned: indices into ``s.dealt[:2]`` of the cards that left ``zone``
+        in the instant ``t_s``: seen leaving and held in the queue, or no longer all there and gone within
+        :data:`SAME_SPOT_S` (two cards of one label count as two)."""
+        here, leaving, pair = list(self._cards.get(zone, ())), self._leaving(zone, t_s), s.dealt[:2]
+        return [i for i, c in enumerate(pair)
+                if c in leaving or (pair.count(c) > here.count(c)
+                                    and 0.0 <= t_s - self._left_at.get((zone, c), -1e9) <= SAME_SPOT_S)]
 
     def _leaving(self, zone: str, t_s: float) -> dict[str, float]:
         """label -> t_s of the departures from ``zone`` held in the queue that happened by ``t_s`` (seen leaving
@@ -949,6 +962,8 @@ class RoundEngine:
                 if old in hand:
                     k = len(hand) - 1 - hand[::-1].index(old)
                     hand[k] = new
+                    if s is not None and hand is s.hits:
+                        place = (hand, k)  # a hit: the deal record holds no hits, so it is not touched
                     break
         if s is not None and s.kept is not None and old in s.kept:
             s.kept[s.kept.index(old)] = new
@@ -980,6 +995,19 @@ class RoundEngine:
             if r.sidebets_due_s is not None and any(seat.wagers.get(b) for b in SIDE_BETS):
                 self._expect_side_bets(r, seat)
         return []
+
+    def _out_of_turn(self, r: RoundRecord, owner: int) -> bool:
+        """Whether a face-up card to ``owner`` now would break the deal's order (a face-up card laid on the
+        face-down pair in its turn is a card, whatever it is first read as)."""
+        seats = self._deal_seats(r)
+        if not seats:
+            return False
+        burn = self.profile.expects_burn_card and self._new_shoe
+        try:
+            return check_observed_deal([e for e, _, _ in r.deal] + [DealEvent(owner, True)], seats,
+                                       self.profile.effective_deal_order, burn_expected=burn) is not None
+        except ValueError:
+            return False
 
     def _back_read_here(self, arrival: ZoneChange) -> bool:
         """A face-down reading leaving ``arrival``'s zone within :data:`REREAD_MM` of it and within the flip window
@@ -1268,10 +1296,12 @@ class RoundEngine:
                 # Switch Hands, both of the face-down pair already turned and one of them gone from where it was
                 # read in this instant: this face is that card, read anew where it settled (it was read while still
                 # turning, seed 7127 at 4K)
-                here, leaving = self._cards.get(ch.zone, ()), self._leaving(ch.zone, ch.t_s)
-                gone = [i for i, c in enumerate(s.dealt[:2]) if c not in here or c in leaving]
+                gone = self._kept_gone(s, ch.zone, ch.t_s)
                 if gone:
                     s.dealt[gone[0]] = ch.label
+                else:
+                    s.hits.append(ch.label)
+                    s.hits_at.append(ch.position)
             if s.kept is not None:
                 # Switch Hands: the face-down pair, both turned over, is the pair kept
                 turned = [c for c in s.dealt[:2] if c != BACK]
