@@ -146,6 +146,17 @@ def test_two_cards_of_one_identity_dealt_one_over_the_other_are_two_places_not_o
     assert centres == [(1347.0, 389.0), (1348.0, 414.0)]
 
 
+def test_twin_cards_whose_crossed_pairs_sit_nearer_the_usual_diagonal_are_still_parted():
+    """A deck whose indices sit 75 mm apart, the second card 15.5 mm off the first: paired crosswise the corners lie
+    73 and 80 mm apart (nearer the band's middle than 75 and 75) and put both cards at one place. They are parted."""
+    points = [[100.0, 100.0], [175.0, 100.0], [103.57, 115.06], [178.57, 115.06]]
+    d = corners([[0, 0, 10, 20], [40, 0, 50, 20], [0, 10, 10, 30], [40, 10, 50, 30]], [one_hot("9H")] * 4,
+                zone="seat4.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, points))
+    centres = sorted(tuple(np.round(np.asarray(points)[list(c.members)].mean(0), 1)) for c in cards)
+    assert centres == [(137.5, 100.0), (141.1, 115.1)]
+
+
 def test_two_fanned_cards_a_finger_apart_are_not_paired_as_one_card():
     d = corners([[0, 0, 10, 20], [15, 8, 25, 28]], [one_hot("7H"), one_hot("7H")], zone="seat1.cards")
     assert len(group_cards(d, positions_mm=at_mm(d, [[100, 100], [116, 109]]))) == 2

@@ -850,3 +850,23 @@ def test_a_hit_read_anew_leaves_the_deal_record_alone():
     s = t.engine.rounds[0].seats[3]
     assert s.hits == ["10H"] and s.dealt == ["5C", "unreadable"]
     assert [label for _, label, _ in t.engine.rounds[0].deal] == ["5C", "10S", "unreadable", "BACK"]
+
+
+def test_switch_hands_a_face_up_card_laid_on_the_face_down_pair_in_its_turn_is_a_card_however_first_read_2b_6_d():
+    """The face-up card laid squarely on the player's face-down pair hides it, and is first read unreadable: in its
+    turn that is the card dealt, not the back's print, and its reading follows."""
+    t = Table(SH).chips_to("seat3.main", 25)
+    t.card("seat3.cards", "BACK")
+    t.t += 1.0
+    f = int(t.t * 10)
+    t.engine.step(f, t.t, [ZoneChange("card_arrived", "seat3.cards", f, t.t, 0, t.t, label="unreadable",
+                                      position=(1172.0, 586.0)),
+                           ZoneChange("card_left", "seat3.cards", f, t.t, 0, t.t, label="BACK",
+                                      position=(1167.0, 595.0))])
+    t.engine.step(f + 5, t.t + 0.5, [])
+    t.t -= 0.5
+    t.card("dealer.cards", "3C")  # the deal goes on: the dealer's up card
+    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="9S",
+                       previous="unreadable", position=(1172.0, 586.0)))
+    assert t.engine.rounds[0].seats[3].dealt == ["BACK", "9S"]
+    assert not [a for a in t.alerts if a[0] == "dealing_order"]
