@@ -666,10 +666,10 @@ def test_a_dealers_second_card_read_unreadable_does_not_open_the_dealers_hand_19
     assert [a for a in t.alerts if a[0].startswith("mtd_")] == []
 
 
-def _at_once(t: Table, *changes):
+def _at_once(t: Table, *changes, zone: str = "seat2.cards"):
     """Several changes the tracker confirmed at one instant, fed in the order given (the order it reported them)."""
     t.t += 1.0
-    t.engine.step(int(t.t * 10), t.t, [ZoneChange(kind, "seat2.cards", int(t.t * 10), t.t, 0, t.t, label=label,
+    t.engine.step(int(t.t * 10), t.t, [ZoneChange(kind, zone, int(t.t * 10), t.t, 0, t.t, label=label,
                                                   position=mm) for kind, label, mm in changes])
     t.engine.step(int((t.t + 0.5) * 10), t.t + 0.5, [])
 
@@ -739,19 +739,19 @@ def test_a_relabel_reads_anew_the_card_of_that_reading_lying_where_it_is():
     assert [label for _, label, _ in t.engine.rounds[0].deal] == ["5C", "10S", "10H", "BACK"]
 
 
+def _back_read_unreadable_at_seat3(t: Table) -> None:
+    """In one instant, an unreadable index read where seat 3's face-down card lies, and its face-down reading gone."""
+    _at_once(t, ("card_arrived", "unreadable", (1172.0, 586.0)), ("card_left", "BACK", (1167.0, 595.0)),
+             zone="seat3.cards")
+
+
 def test_switch_hands_an_unreadable_index_where_a_face_down_card_lies_is_its_back_2b_6_d():
     """Seed 7010 at 1080p: during the deal the player's face-down card was read, for two seconds, as an unreadable
     index where it lay, its face-down reading gone meanwhile. Switch Hands turns no card over during the deal and
     deals none face up there: it is the back, not a card dealt out of turn."""
     t = Table(SH).chips_to("seat3.main", 150).chips_to("seat4.main", 40)
     t.card("seat3.cards", "BACK").card("seat4.cards", "BACK").card("seat3.cards", "9S")
-    t.t += 1.0
-    f = int(t.t * 10)
-    t.engine.step(f, t.t, [ZoneChange("card_arrived", "seat3.cards", f, t.t, 0, t.t, label="unreadable",
-                                      position=(1172.0, 586.0)),
-                           ZoneChange("card_left", "seat3.cards", f, t.t, 0, t.t, label="BACK",
-                                      position=(1167.0, 595.0))])
-    t.engine.step(f + 5, t.t + 0.5, [])
+    _back_read_unreadable_at_seat3(t)
     t.card("seat4.cards", "7H")
     r = t.engine.rounds[0]
     assert r.seats[3].dealt == ["BACK", "9S"]
@@ -857,13 +857,7 @@ def test_switch_hands_a_face_up_card_laid_on_the_face_down_pair_in_its_turn_is_a
     turn that is the card dealt, not the back's print, and its reading follows."""
     t = Table(SH).chips_to("seat3.main", 25)
     t.card("seat3.cards", "BACK")
-    t.t += 1.0
-    f = int(t.t * 10)
-    t.engine.step(f, t.t, [ZoneChange("card_arrived", "seat3.cards", f, t.t, 0, t.t, label="unreadable",
-                                      position=(1172.0, 586.0)),
-                           ZoneChange("card_left", "seat3.cards", f, t.t, 0, t.t, label="BACK",
-                                      position=(1167.0, 595.0))])
-    t.engine.step(f + 5, t.t + 0.5, [])
+    _back_read_unreadable_at_seat3(t)
     t.t -= 0.5
     t.card("dealer.cards", "3C")  # the deal goes on: the dealer's up card
     t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="9S",

@@ -629,20 +629,19 @@ class RoundEngine:
         if r.clear_t is not None and ch.t_s >= r.clear_t and not self._bonus_unpaid(s):
             return []  # chips beside a spot once the cards are gone are the player's, but for a bonus still due
         events: list[Event] = []
-        if self._hole_card_implied(r, ch, before):
+        if self._hole_card_implied(r, s, ch, before):
             events += self._end_deal_unseen(r, ch)
         return events + self._payout_placed(r, s, ch, before)
 
-    def _hole_card_implied(self, r: RoundRecord, ch: ZoneChange, before: float | None) -> bool:
+    def _hole_card_implied(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, before: float | None) -> bool:
         """Spanish 21 settles match-the-dealer wagers after the dealer's second card (13:69F-19.6(d)): a payout
         placed while every player holds two cards and the dealer only the up card means the hole card was dealt
         out of the camera's sight (slid under the up card). Seed 7106 at 4K: the side bets came due only at the
         first hit, 1.3 s later, and the underpaid wager's alert with them."""
+        if r.phase != "deal" or self.profile.game != "spanish21" or len(r.dealer) != 1 or not _placed(s, "mtd"):
+            return False
         seats = self._deal_seats(r)
-        paid = r.seats.get(int(ch.zone[4:ch.zone.index(".")])) if ch.zone.startswith("seat") else None
-        return (r.phase == "deal" and self.profile.game == "spanish21" and len(r.dealer) == 1 and bool(seats)
-                and paid is not None and _placed(paid, "mtd")
-                and all(len(r.seats[x].dealt) >= 2 for x in seats)
+        return (bool(seats) and all(len(r.seats[x].dealt) >= 2 for x in seats)
                 and (ch.after is None or ch.after > (before or 0))
                 and not any(q.kind == "card_arrived" and q.zone == "dealer.cards" for _, _, q in self._queue))
 
@@ -952,9 +951,11 @@ class RoundEngine:
         hands = [r.dealer] if owner == "dealer" else ([s.hits, s.dealt] if s is not None else [])
         place = _nearest_of(old, [(s.hits, s.hits_at), (s.dealt, s.dealt_at)], position) if s is not None else None
         deal_k = None  # which of the owner's deal cards of that reading was read anew, when it was one
+        hit = False     # a hit was read anew: the deal record holds no hits, so it is not touched
         if place is not None:
             hand, k = place
             hand[k] = new
+            hit = hand is s.hits
             if hand is s.dealt:
                 deal_k = s.dealt[:k].count(old)
         else:
@@ -962,8 +963,7 @@ class RoundEngine:
                 if old in hand:
                     k = len(hand) - 1 - hand[::-1].index(old)
                     hand[k] = new
-                    if s is not None and hand is s.hits:
-                        place = (hand, k)  # a hit: the deal record holds no hits, so it is not touched
+                    hit = s is not None and hand is s.hits
                     break
         if s is not None and s.kept is not None and old in s.kept:
             s.kept[s.kept.index(old)] = new
@@ -978,7 +978,7 @@ class RoundEngine:
             if deal_k < len(mine):
                 ev, _, t = r.deal[mine[deal_k]]
                 r.deal[mine[deal_k]] = (ev, new, t)
-        elif place is None:
+        elif not hit:
             for k in range(len(r.deal) - 1, -1, -1):
                 ev, label, t = r.deal[k]
                 if label == old and ev.recipient == owner:
@@ -999,15 +999,20 @@ class RoundEngine:
     def _out_of_turn(self, r: RoundRecord, owner: int) -> bool:
         """Whether a face-up card to ``owner`` now would break the deal's order (a face-up card laid on the
         face-down pair in its turn is a card, whatever it is first read as)."""
+        return self._deal_violation(r, DealEvent(owner, True)) is not None
+
+    def _deal_violation(self, r: RoundRecord, then: DealEvent | None = None):
+        """The deal's first step out of order (13:69F-2.6, 2B.6) as seen so far, and ``then`` after it where given:
+        a :class:`rules.dealing.DealingOrderViolation`, or ``None`` (none, or no wagered seat yet)."""
         seats = self._deal_seats(r)
         if not seats:
-            return False
+            return None
         burn = self.profile.expects_burn_card and self._new_shoe
+        observed = [e for e, _, _ in r.deal] + ([then] if then is not None else [])
         try:
-            return check_observed_deal([e for e, _, _ in r.deal] + [DealEvent(owner, True)], seats,
-                                       self.profile.effective_deal_order, burn_expected=burn) is not None
+            return check_observed_deal(observed, seats, self.profile.effective_deal_order, burn_expected=burn)
         except ValueError:
-            return False
+            return None
 
     def _back_read_here(self, arrival: ZoneChange) -> bool:
         """A face-down reading leaving ``arrival``'s zone within :data:`REREAD_MM` of it and within the flip window
@@ -1122,15 +1127,8 @@ class RoundEngine:
         r.deal.append((DealEvent(recipient, face_up), ch.label, ch.t_s))
         events.append(Event("card_dealt", ch.t_s, ch.frame, r.index,
                             {"to": recipient, "card": ch.label, "face_up": face_up}))
-        seats = self._deal_seats(r)
-        order = self.profile.effective_deal_order
-        if seats and not any(a.type == "dealing_order" for a in r.alerts):
-            burn = self.profile.expects_burn_card and self._new_shoe
-            observed = [e for e, _, _ in r.deal]
-            try:
-                v = check_observed_deal(observed, seats, order, burn_expected=burn)
-            except ValueError:
-                v = None
+        if not any(a.type == "dealing_order" for a in r.alerts):
+            v = self._deal_violation(r)
             if v is not None:
                 who = v.recipient if v.recipient != "burn" else None
                 exp = v.expected.recipient if v.expected is not None else None
