@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision.chip_side import (ARC_POINTS, DEFAULT_CHIP_SIDE, SLOTS, STRIP_CHANNELS, STRIP_ROWS, reading_from_slots,
+from vision.chip_side import (ARC_POINTS, _tied_reading, DEFAULT_CHIP_SIDE, SLOTS, STRIP_CHANNELS, STRIP_ROWS, reading_from_slots,
                               side_strip, sight_step_mm, stack_strips)
 
 DENOMS = [1, 5, 25, 100, 500, 1000]
@@ -36,6 +36,33 @@ def test_a_chip_above_an_empty_slot_is_not_counted():
     p[5] = slots(100)[0]
     r = reading_from_slots(p, DENOMS, 0.9)
     assert r.value is None and "above an empty slot" in r.note
+
+
+def doubtful(*chips):
+    p = slots(*chips)
+    p[0] = 1 / p.shape[1]
+    return p
+
+
+def test_a_stack_unreadable_at_its_best_base_is_read_where_two_tied_bases_agree():
+    p = np.stack([doubtful(5, 5), slots(25, 5, 5, 5), slots(25, 5, 5, 5)])
+    r = _tied_reading(p, np.array([1.0, 0.999, 0.995]), 0, DENOMS, 0.9, 2.4)
+    assert r.count == 4 and r.value == 40
+
+
+def test_one_tied_base_alone_does_not_count_the_stack():
+    p = np.stack([doubtful(5, 5), slots(1, 1, 1, 1, 1, 1), doubtful(5)])
+    assert _tied_reading(p, np.array([1.0, 0.993, 1.0]), 0, DENOMS, 0.9, 2.4) is None
+
+
+def test_tied_bases_that_disagree_give_no_reading():
+    p = np.stack([doubtful(5, 5), slots(5, 5, 5, 25), slots(5, 5, 25, 25)])
+    assert _tied_reading(p, np.array([1.0, 0.999, 0.998]), 0, DENOMS, 0.9, 2.4) is None
+
+
+def test_a_base_aligned_clearly_worse_is_not_tied():
+    p = np.stack([doubtful(5, 5), slots(25, 5, 5, 5), slots(25, 5, 5, 5)])
+    assert _tied_reading(p, np.array([1.0, 0.999, 0.90]), 0, DENOMS, 0.9, 2.4) is None
 
 
 def test_the_strip_unrolls_the_front_of_the_stack_upright():

@@ -55,6 +55,10 @@ SEARCH_STEP_CHIPS = 0.5
 """Coarse search step, chip thicknesses; the best base is then tried half a step either side."""
 ALIGNED_MIN = 0.5
 """Least alignment probability of the best base for a reading."""
+TIED_ALIGNMENT = 0.02
+"""Bases aligned within this much of the best are tied: the model's alignment saturates over a quarter chip or more."""
+TIED_AGREEING = 2
+"""Tied bases that must give one and the same count and value to stand in for the best one where it cannot count."""
 
 DEFAULT_CHIP_SIDE = Path(__file__).resolve().parents[1] / "models" / "chip_side.onnx"
 """The committed chip-side model."""
@@ -221,8 +225,11 @@ class ChipSideReader:
                 out.append(StackReading(None, None, [], px_per_chip=ppc,
                                         note=f"the stack's bottom chip was not found (alignment {ai[best]:.2f}): "
                                              "cannot count"))
-            else:
-                out.append(reading_from_slots(pi[best], self.denominations, self.threshold, ppc))
+                continue
+            reading = reading_from_slots(pi[best], self.denominations, self.threshold, ppc)
+            if reading.count is None:
+                reading = _tied_reading(pi, ai, best, self.denominations, self.threshold, ppc) or reading
+            out.append(reading)
         return out
 
     def _run_bases(self, image, camera, groups: list[list[np.ndarray]]) -> tuple[list, list]:
@@ -231,6 +238,30 @@ class ChipSideReader:
         p, aligned = self.run(strips)
         cuts = np.cumsum([0] + [len(bases) for bases in groups])
         return [p[a:b] for a, b in zip(cuts[:-1], cuts[1:])], [aligned[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def _tied_reading(p: np.ndarray, aligned: np.ndarray, best: int, denominations: list[int], threshold: float,
+                  ppc: float | None):
+    """The reading of the bases tied with ``best`` (whose strip could not be counted), or None.
+
+    The alignment saturates (1.000) over a run of bases a quarter chip apart, and the run's
+    first base can cut its slots across two chips (seed 7117: $40 and $50 wagers unreadable
+    there, read right a quarter and a half chip on).  The stack is counted only when at least
+    :data:`TIED_AGREEING` other tied bases read it, all alike: one tied base alone once gave
+    six $1 chips for six $5 ones, and a disagreement is no reading.
+
+    Args:
+        p: (K, SLOTS, 1 + D) slot probabilities of the K bases tried; aligned: (K,) their alignment.
+    """
+    floor = max(ALIGNED_MIN, float(aligned[best]) - TIED_ALIGNMENT)
+    tied = [k for k in np.argsort(-aligned, kind="stable") if k != best and aligned[k] >= floor]
+    counted = [r for r in (reading_from_slots(p[k], denominations, threshold, ppc) for k in tied)
+               if r.count is not None]
+    if len(counted) < TIED_AGREEING:
+        return None
+    if any((r.count, r.value, r.layers) != (counted[0].count, counted[0].value, counted[0].layers) for r in counted):
+        return None
+    return counted[0]
 
 
 def reading_from_slots(p: np.ndarray, denominations: list[int], threshold: float, ppc: float | None = None):
