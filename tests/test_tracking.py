@@ -217,3 +217,20 @@ def test_a_card_of_the_same_identity_dealt_later_a_diagonal_away_is_another_card
     frames += [(["3D", "unreadable"], [first, [(1020.0, 530.0)]])] * 3  # the hit sliding in over the first 3D
     frames += [(["3D", "3D"], [first, [(1072.0, 500.0)]])] * 10
     assert feed(frames) == [("card_arrived", "3D"), ("card_arrived", "3D")]
+
+
+def test_a_card_dealt_over_another_with_an_index_on_its_corner_is_dealt():
+    """Seed 7019 at 1080p: the 2H laid over the 7C is grouped with the 7C's lower corner (its three marks), while
+    the 7C is read as itself at its upper corner; the 2H is a card of its own, not a second look at the 7C."""
+    c7 = [(638.6, 422.4), (645.1, 499.0)]
+    frames = [(["7C", "unreadable"], [[c7[0]], [c7[1]]])] * 9
+    frames += [(["2H", "7C"], [[(616.5, 428.1), (645.3, 498.9), (619.5, 510.3)], [(639.7, 419.6)]])] * 20
+    assert feed(frames) == [("card_arrived", "7C"), ("card_arrived", "2H")]
+
+
+def test_a_court_cards_picture_misread_beside_its_index_is_still_that_card():
+    """Seed 7012 at 1080p: a QS with marks on its picture; a reading QD on one of them and one more picture mark
+    (not a card's two corners) is the queen's art, while the QS is read at its corners."""
+    qs = [(1303.0, 382.0), (1390.0, 395.0), (1324.0, 366.0), (1356.0, 423.0)]
+    frames = [(["QS"], [qs])] * 3 + [(["QS", "QD"], [[qs[0], qs[1]], [(1355.0, 422.0), (1337.0, 354.0)]])] * 20
+    assert feed(frames) == [("card_arrived", "QS")]

@@ -217,6 +217,49 @@ def _on_face(point, tr: _Track, known: bool = False) -> bool:
     return False
 
 
+def _covered_corners_dropped(tracks: list, labels: list[str], marks: list[list]) -> list[list]:
+    """Each reading's corner marks, less those that are another card's corner under it.
+
+    A card dealt over the previous one can lie with an index on (or just beside) that card's
+    known corner, and the grouping then reads that corner as part of the new card: the new card
+    matched the old card's track through it and was never dealt (seed 7019 at 1080p: a 2H laid
+    over a 7C, one of its three marks on the 7C's lower corner). A mark within
+    :data:`CORNER_SAME_MM` of a corner of a card reported as another face is dropped from a
+    reading when the reading has, away from that card (> :data:`TRACK_MATCH_MM`), two corners a
+    card's diagonal apart (a card of its own) and that card is read as itself at another of its
+    corners in the same frame: it is seen, so what lies on its corner with a different label is
+    the card over it.
+
+    Args:
+        tracks: the zone's card tracks; labels: this frame's readings; marks: per reading, its corners (mm).
+
+    Returns:
+        A new list of marks per reading (the same lists where nothing is dropped).
+    """
+    out = list(marks)
+    for tr in tracks:
+        face = tr.reported
+        if face in (None, "BACK", "unreadable") or len(tr.marks) < 2:
+            continue
+        for k, (label, ms) in enumerate(zip(labels, marks)):
+            if label in (face, "BACK", "unreadable") or len(ms) < 2:
+                continue
+            on = [m for m in ms if min(math.dist(m, c) for c in tr.marks) <= CORNER_SAME_MM]
+            away = [m for m in ms if min(math.dist(m, c) for c in tr.marks) > TRACK_MATCH_MM]
+            # what is left must be a card of its own: two corners a card's diagonal apart (not one mark of a
+            # court card's picture beside its index)
+            if not on or not any(CORNER_PAIR_MM[0] <= math.dist(a, b) <= CORNER_PAIR_MM[1]
+                                 for i, a in enumerate(away) for b in away[i + 1:]):
+                continue
+            # the card under it, read as itself at a corner of its own that this reading does not touch
+            itself = any(lab == face and j != k and any(
+                min(math.dist(m, c) for m in ms2) <= TRACK_MATCH_MM and min(math.dist(c, m) for m in on) > TRACK_MATCH_MM
+                for c in tr.marks) for j, (lab, ms2) in enumerate(zip(labels, marks)))
+            if itself:
+                out[k] = [m for m in ms if m not in on]
+    return out
+
+
 def _other_colour(label: str, card: str) -> bool:
     """A face reading whose suit is of the other colour than ``card``'s: no part of that card's face (its pips and
     picture bear its own suit), but another card's index, dealt over it (seed 7124: JS on 7H's face)."""
@@ -421,6 +464,7 @@ class ZoneTracker:
         """One frame's readings of ``zone`` (labels, layout mm points and corner marks) matched to its card tracks."""
         tracks = self._tracks[zone]
         out: list[ZoneChange] = []
+        marks = _covered_corners_dropped(tracks, labels, marks)
         free = set(range(len(tracks)))
         # a face-down card is placed by its box centre, which moves when a card dealt over it hides part of it
         back_scale = TRACK_MATCH_MM / BACK_MATCH_MM
