@@ -85,6 +85,20 @@ def register(app: typer.Typer) -> None:
         print(json.dumps(prepare(synth, out, imgsz=imgsz, per_image=per_image, val_fraction=val_fraction, seed=seed,
                                   layout_frame=layout_frame)))
 
+    @train_app.command("real-chips")
+    def real_chips_cmd(
+        src: Path = typer.Argument(..., help="The real-chips-degen101 folder (images/, labels_bbox/)."),
+        out: Path = typer.Option(..., "--out", help="Folder to write, outside the repository."),
+        repeat: int = typer.Option(6, "--repeat", min=1, help="Copies of each training photo."),
+    ) -> None:
+        """Stage-1 fine-tuning images from the real chip photos' fine-tune part (the rest are never trained on)."""
+        from models.stage1_data import real_chip_set
+
+        try:
+            print(json.dumps(real_chip_set(src, out, repeat=repeat)))
+        except FileNotFoundError as e:
+            raise typer.BadParameter(str(e)) from e
+
     @train_app.command("detector")
     def train_detector_cmd(
         data: Path = typer.Option(Path(".cache/stage1-data/data.yaml"), "--data"),

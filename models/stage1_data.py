@@ -315,3 +315,45 @@ def render_set(out: Path, count: int, seed: int, held_out: str = "proc-caladea-s
         if k % 25 == 0:
             log(f"rendered {k + 1}/{count}")
     return out
+
+
+def real_chip_set(src: Path, out: Path, repeat: int = 6, val_every: int = 6) -> dict:
+    """Stage-1 training images from the labelled real chip photos of `real-chips-degen101` (fine-tune part only).
+
+    Every photo whose name starts with :data:`DEGEN101_FINE_TUNE_PREFIX` goes to ``out/train`` ``repeat`` times
+    (so a few dozen photos weigh against thousands of rendered crops), except every ``val_every``-th one (sorted by
+    name), which goes to ``out/val`` once. Labels are the set's one box per stack (`labels_bbox`), class 2 (`chip`).
+    ``out`` must lie outside the repository: the photos are not ours to commit.
+
+    Args:
+        src: the data set's folder (with `images/` and `labels_bbox/`).
+        out: the folder to write (`train/images`, `train/labels`, `val/images`, `val/labels`).
+
+    Returns:
+        {"train": images written, "val": images written, "held_out": photos left out entirely}.
+
+    Raises:
+        FileNotFoundError: ``src`` has no `images/` folder.
+    """
+    import shutil
+
+    from vision.evaluate import DEGEN101_FINE_TUNE_PREFIX
+
+    images = sorted((src / "images").glob("*.jpg"))
+    if not images:
+        raise FileNotFoundError(f"{src}/images: no photos")
+    counts = {"train": 0, "val": 0, "held_out": 0}
+    tune = [p for p in images if p.name.startswith(DEGEN101_FINE_TUNE_PREFIX)]
+    counts["held_out"] = len(images) - len(tune)
+    for i, p in enumerate(tune):
+        split = "val" if i % val_every == val_every - 1 else "train"
+        lines = [("2" + line[line.index(" "):]) for line in (src / "labels_bbox" / f"{p.stem}.txt").read_text().splitlines()
+                 if line.strip()]
+        for d in ("images", "labels"):
+            (out / split / d).mkdir(parents=True, exist_ok=True)
+        for k in range(1 if split == "val" else repeat):
+            stem = p.stem if split == "val" else f"{p.stem}_r{k + 1}"
+            shutil.copyfile(p, out / split / "images" / f"{stem}.jpg")
+            (out / split / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n")
+            counts[split] += 1
+    return counts

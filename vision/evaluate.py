@@ -374,8 +374,19 @@ def eval_martinabeleda(fr: FrameReader, root: Path, log) -> dict:
     return out
 
 
+DEGEN101_FINE_TUNE_PREFIX = "2023"
+"""The `real-chips-degen101` photos stage 1 may be fine-tuned on (`models.stage1_data.real_chip_set`): the phone
+photos named by date (59). The `IMG_*` photos (55, another camera) are never trained on."""
+
+
 def eval_chips(fr: FrameReader, root: Path, log) -> dict:
-    found50 = found30 = total = n_det = 0
+    """Chip stack recall on `real-chips-degen101` (one box per stack), all photos and each part of the split.
+
+    Returns:
+        {"stacks", "detected", "recall_iou50", "recall_iou30", "fine_tune_photos": {...}, "held_out_photos": {...}}:
+        a truth stack is found when a chip box overlaps it by IoU >= 0.5 (or >= 0.3).
+    """
+    tally = {part: [0, 0, 0, 0] for part in ("fine_tune_photos", "held_out_photos")}  # found50, found30, stacks, boxes
     for p in sorted((root / "images").glob("*.jpg")):
         img = cv2.imread(str(p))
         if img is None:
@@ -384,14 +395,20 @@ def eval_chips(fr: FrameReader, root: Path, log) -> dict:
         boxes, cls = _yolo_boxes(root / "labels_bbox" / (p.stem + ".txt"), w, h)
         res = fr(img, None)
         det = res.dets.xyxy[res.dets.class_id == 2]
-        n_det += len(det)
         iou = _iou(boxes, det)
-        total += len(boxes)
+        t = tally["fine_tune_photos" if p.name.startswith(DEGEN101_FINE_TUNE_PREFIX) else "held_out_photos"]
+        t[2] += len(boxes)
+        t[3] += len(det)
         if iou.size:
-            found50 += int((iou.max(1) >= 0.5).sum())
-            found30 += int((iou.max(1) >= 0.3).sum())
-    out = {"stacks": total, "detected": n_det, "recall_iou50": _r(found50 / total if total else None),
-           "recall_iou30": _r(found30 / total if total else None)}
+            t[0] += int((iou.max(1) >= 0.5).sum())
+            t[1] += int((iou.max(1) >= 0.3).sum())
+
+    def summary(f50, f30, total, n_det):
+        return {"stacks": total, "detected": n_det, "recall_iou50": _r(f50 / total if total else None),
+                "recall_iou30": _r(f30 / total if total else None)}
+
+    out = summary(*[sum(t[i] for t in tally.values()) for i in range(4)])
+    out.update((part, summary(*t)) for part, t in tally.items())
     log(f"degen101 chips: {out}")
     return out
 
