@@ -211,14 +211,14 @@ class ChipSideReader:
             offsets = np.arange(-reach, reach + 1e-9, SEARCH_STEP_CHIPS)
             coarse.append([b + o * step * front for o in offsets])
             sight.append(0.5 * SEARCH_STEP_CHIPS * step * front)  # half a step along the line of sight, mm
-        p, aligned = self._run_bases(image, camera, coarse)
+        p_coarse, a_coarse = self._run_bases(image, camera, coarse)
         fine = []
-        for bases, ai, half in zip(coarse, aligned, sight):
+        for bases, ai, half in zip(coarse, a_coarse, sight):
             b = bases[int(np.argmax(ai))]
             fine.append([b, b + half, b - half])
         p, aligned = self._run_bases(image, camera, fine)
         out = []
-        for bases, pi, ai in zip(fine, p, aligned):
+        for bases, pi, ai, pc, ac in zip(fine, p, aligned, p_coarse, a_coarse):
             best = int(np.argmax(ai))
             ppc = chip_geometry(camera, (float(bases[best][0]), float(bases[best][1])))[0]
             if ai[best] < ALIGNED_MIN:
@@ -228,7 +228,11 @@ class ChipSideReader:
                 continue
             reading = reading_from_slots(pi[best], self.denominations, self.threshold, ppc)
             if reading.count is None:
-                reading = _tied_reading(pi, ai, best, self.denominations, self.threshold, ppc) or reading
+                # the tie runs over every base tried (a run of saturated bases can span the coarse steps), each
+                # once: the coarse step refined from is the first fine base
+                rest = np.arange(len(ac)) != int(np.argmax(ac))
+                reading = _tied_reading(np.concatenate([pi, pc[rest]]), np.concatenate([ai, ac[rest]]), best,
+                                        self.denominations, self.threshold, ppc) or reading
             out.append(reading)
         return out
 
