@@ -118,6 +118,7 @@ def register(app: typer.Typer) -> None:
         mosaic: float = typer.Option(1.0, "--mosaic", min=0.0, max=1.0),
         close_mosaic: int = typer.Option(3, "--close-mosaic", min=0),
         warmup_epochs: float = typer.Option(3.0, "--warmup-epochs", min=0.0),
+        freeze: int = typer.Option(0, "--freeze", min=0, help="Keep the first N layers' weights (10: the backbone)."),
     ) -> None:
         """Stage 1: ultralytics YOLO from scratch (or from --init), flips off, checkpoints every epoch."""
         _need_train_extra()
@@ -128,7 +129,7 @@ def register(app: typer.Typer) -> None:
         best = train_detector(data, model=model, epochs=epochs, imgsz=imgsz, batch=batch, seed=seed,
                               project=project, name=name, fraction=fraction, plots=plots, resume=resume,
                               init=init, lr0=lr0, mosaic=mosaic, close_mosaic=close_mosaic,
-                              warmup_epochs=warmup_epochs)
+                              warmup_epochs=warmup_epochs, freeze=freeze)
         print(json.dumps({"best": str(best)}))
 
     @train_app.command("chip-side")

@@ -831,7 +831,8 @@ small hue shift so suit colour survives (synthetic-to-real note 4)."""
 def train_detector(data: Path, model: str = "yolo11n.yaml", epochs: int = 40, imgsz: int = 320, batch: int = 16,
                    seed: int = 0, project: Path = CACHE / "train", name: str = "stage1", fraction: float = 1.0,
                    plots: bool = False, resume: bool = False, threads: int | None = None, init: Path | None = None,
-                   lr0: float = 0.01, mosaic: float = 1.0, close_mosaic: int = 3, warmup_epochs: float = 3.0) -> Path:
+                   lr0: float = 0.01, mosaic: float = 1.0, close_mosaic: int = 3, warmup_epochs: float = 3.0,
+                   freeze: int = 0) -> Path:
     """Train stage 1 from a yaml (no pretrained weights), on the CPU, checkpointing every epoch (``last.pt``).
 
     Args:
@@ -839,6 +840,8 @@ def train_detector(data: Path, model: str = "yolo11n.yaml", epochs: int = 40, im
             nothing is downloaded.
         lr0, mosaic, close_mosaic, warmup_epochs: ultralytics' initial learning rate, mosaic probability,
             the last epochs run without mosaic, and the learning-rate warm-up (short when fine-tuning).
+        freeze: the first ``freeze`` layers keep their weights (10: yolo11n's backbone), so a fine-tune on a new
+            kind of object moves the neck and head only; 0 trains every layer.
 
     Returns:
         Path of ``best.pt``.
@@ -862,5 +865,5 @@ def train_detector(data: Path, model: str = "yolo11n.yaml", epochs: int = 40, im
                    name=name, exist_ok=True, plots=plots, amp=False, fraction=fraction, patience=1000, val=True,
                    cache=False, verbose=False,
                    **{**STAGE1_AUGMENT, "mosaic": mosaic, "close_mosaic": close_mosaic, "lr0": lr0,
-                      "warmup_epochs": warmup_epochs})
+                      "warmup_epochs": warmup_epochs, **({"freeze": int(freeze)} if freeze else {})})
     return project / name / "weights" / "best.pt"
