@@ -148,3 +148,29 @@ def test_the_bundled_round_videos_wagers_are_valued_from_their_sides():
         if t > max(want):
             break
     assert seen == want
+
+
+def test_bases_tied_only_far_from_the_best_one_do_not_count_the_stack():
+    """Two bases ~5 chips off, aligned 0.99 (another boundary), read a stack that the best base and its
+    neighbours cannot count: no reading, not theirs."""
+    from vision.chip_side import ChipSideReader
+
+    reader = object.__new__(ChipSideReader)
+    reader.denominations, reader.threshold = DENOMS, 0.85
+    calls = []
+
+    def run_bases(image, camera, groups):
+        n = len(groups[0])
+        calls.append(n)
+        if len(calls) == 1:  # the coarse search: best in the middle, the two first bases tied with it
+            aligned = np.full(n, 0.2, np.float32)
+            aligned[n // 2], aligned[0], aligned[1] = 1.0, 0.99, 0.99
+            p = np.stack([doubtful(5, 5, 25)] * n)
+            p[0] = p[1] = slots(5, 25)
+        else:  # the fine bases around it: all tied, none countable
+            aligned, p = np.ones(3, np.float32), np.stack([doubtful(5, 5, 25)] * 3)
+        return [p], [aligned]
+
+    reader._run_bases = run_bases
+    r = reader.read_stacks(np.zeros((480, 640, 3), np.uint8), _camera(), [(500.0, 520.0)])[0]
+    assert calls[0] > 6 and r.count is None and r.value is None

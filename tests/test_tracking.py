@@ -234,3 +234,11 @@ def test_a_court_cards_picture_misread_beside_its_index_is_still_that_card():
     qs = [(1303.0, 382.0), (1390.0, 395.0), (1324.0, 366.0), (1356.0, 423.0)]
     frames = [(["QS"], [qs])] * 3 + [(["QS", "QD"], [[qs[0], qs[1]], [(1355.0, 422.0), (1337.0, 354.0)]])] * 20
     assert feed(frames) == [("card_arrived", "QS")]
+
+
+def test_a_card_dealt_over_the_corners_of_two_cards_is_dealt():
+    """Its reading lies on a corner of each card under it; both are read as themselves at their other corners."""
+    c7, d9 = [(600.0, 400.0), (660.0, 465.0)], [(760.0, 400.0), (820.0, 465.0)]
+    new = [(700.0, 480.0), (760.0, 545.0), (661.0, 466.0), (821.0, 466.0)]
+    frames = [(["7C", "9D"], [c7, d9])] * 9 + [(["2H", "7C", "9D"], [new, [c7[0]], [d9[0]]])] * 20
+    assert feed(frames) == [("card_arrived", "7C"), ("card_arrived", "9D"), ("card_arrived", "2H")]

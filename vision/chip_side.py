@@ -57,6 +57,9 @@ ALIGNED_MIN = 0.5
 """Least alignment probability of the best base for a reading."""
 TIED_ALIGNMENT = 0.02
 """Bases aligned within this much of the best are tied: the model's alignment saturates over a quarter chip or more."""
+TIED_REACH_CHIPS = 1.0
+"""Only bases within this many chip thicknesses of the best one (along the line of sight) are tied with it: a run of
+saturated bases spans under a chip; an alignment as high a few chips off is another boundary (a stripe, a layer)."""
 TIED_AGREEING = 2
 """Tied bases that must give one and the same count and value to stand in for the best one where it cannot count."""
 
@@ -203,10 +206,11 @@ class ChipSideReader:
         """
         from vision.chips import StackReading, chip_geometry
 
-        coarse, sight = [], []
+        coarse, sight, steps = [], [], []
         for base in bases_mm:
             b = np.asarray(base, np.float64)
             front, step = sight_step_mm(camera, b)
+            steps.append(step)
             reach = max(SEARCH_MIN_CHIPS, SEARCH_MM / max(step, 1e-6))
             offsets = np.arange(-reach, reach + 1e-9, SEARCH_STEP_CHIPS)
             coarse.append([b + o * step * front for o in offsets])
@@ -218,7 +222,7 @@ class ChipSideReader:
             fine.append([b, b + half, b - half])
         p, aligned = self._run_bases(image, camera, fine)
         out = []
-        for bases, pi, ai, pc, ac in zip(fine, p, aligned, p_coarse, a_coarse):
+        for bases, pi, ai, pc, ac, cb, step in zip(fine, p, aligned, p_coarse, a_coarse, coarse, steps):
             best = int(np.argmax(ai))
             ppc = chip_geometry(camera, (float(bases[best][0]), float(bases[best][1])))[0]
             if ai[best] < ALIGNED_MIN:
@@ -228,10 +232,11 @@ class ChipSideReader:
                 continue
             reading = reading_from_slots(pi[best], self.denominations, self.threshold, ppc)
             if reading.count is None:
-                # the tie runs over every base tried (a run of saturated bases can span the coarse steps), each
-                # once: the coarse step refined from is the first fine base
-                rest = np.arange(len(ac)) != int(np.argmax(ac))
-                reading = _tied_reading(np.concatenate([pi, pc[rest]]), np.concatenate([ai, ac[rest]]), best,
+                # the tie runs over every base tried near the best one (a run of saturated bases can span the
+                # coarse steps), each once: the coarse step refined from is the first fine base
+                near = (np.arange(len(ac)) != int(np.argmax(ac))) & (
+                    np.linalg.norm(np.asarray(cb) - bases[best], axis=1) <= TIED_REACH_CHIPS * step + 1e-9)
+                reading = _tied_reading(np.concatenate([pi, pc[near]]), np.concatenate([ai, ac[near]]), best,
                                         self.denominations, self.threshold, ppc) or reading
             out.append(reading)
         return out

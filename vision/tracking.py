@@ -241,7 +241,7 @@ def _covered_corners_dropped(tracks: list, labels: list[str], marks: list[list])
         face = tr.reported
         if face in (None, "BACK", "unreadable") or len(tr.marks) < 2:
             continue
-        for k, (label, ms) in enumerate(zip(labels, marks)):
+        for k, (label, ms) in enumerate(zip(labels, out)):  # out: what other cards' corners left of it
             if label in (face, "BACK", "unreadable") or len(ms) < 2:
                 continue
             on = [m for m in ms if min(math.dist(m, c) for c in tr.marks) <= CORNER_SAME_MM]
