@@ -216,13 +216,12 @@ class ChipSideReader:
             coarse.append([b + o * step * front for o in offsets])
             sight.append(0.5 * SEARCH_STEP_CHIPS * step * front)  # half a step along the line of sight, mm
         p_coarse, a_coarse = self._run_bases(image, camera, coarse)
-        fine = []
-        for bases, ai, half in zip(coarse, a_coarse, sight):
-            b = bases[int(np.argmax(ai))]
-            fine.append([b, b + half, b - half])
+        fine, refined = [], [int(np.argmax(ai)) for ai in a_coarse]
+        for bases, k, half in zip(coarse, refined, sight):
+            fine.append([bases[k], bases[k] + half, bases[k] - half])
         p, aligned = self._run_bases(image, camera, fine)
         out = []
-        for bases, pi, ai, pc, ac, cb, step in zip(fine, p, aligned, p_coarse, a_coarse, coarse, steps):
+        for bases, pi, ai, pc, ac, cb, k, step in zip(fine, p, aligned, p_coarse, a_coarse, coarse, refined, steps):
             best = int(np.argmax(ai))
             ppc = chip_geometry(camera, (float(bases[best][0]), float(bases[best][1])))[0]
             if ai[best] < ALIGNED_MIN:
@@ -234,7 +233,7 @@ class ChipSideReader:
             if reading.count is None:
                 # the tie runs over every base tried near the best one (a run of saturated bases can span the
                 # coarse steps), each once: the coarse step refined from is the first fine base
-                near = (np.arange(len(ac)) != int(np.argmax(ac))) & (
+                near = (np.arange(len(ac)) != k) & (
                     np.linalg.norm(np.asarray(cb) - bases[best], axis=1) <= TIED_REACH_CHIPS * step + 1e-9)
                 reading = _tied_reading(np.concatenate([pi, pc[near]]), np.concatenate([ai, ac[near]]), best,
                                         self.denominations, self.threshold, ppc) or reading
@@ -263,7 +262,7 @@ def _tied_reading(p: np.ndarray, aligned: np.ndarray, best: int, denominations: 
         p: (K, SLOTS, 1 + D) slot probabilities of the K bases tried; aligned: (K,) their alignment.
     """
     floor = max(ALIGNED_MIN, float(aligned[best]) - TIED_ALIGNMENT)
-    tied = [k for k in np.argsort(-aligned, kind="stable") if k != best and aligned[k] >= floor]
+    tied = [k for k in range(len(aligned)) if k != best and aligned[k] >= floor]
     counted = [r for r in (reading_from_slots(p[k], denominations, threshold, ppc) for k in tied)
                if r.count is not None]
     if len(counted) < TIED_AGREEING:

@@ -386,7 +386,8 @@ def eval_chips(fr: FrameReader, root: Path, log) -> dict:
         {"stacks", "detected", "recall_iou50", "recall_iou30", "fine_tune_photos": {...}, "held_out_photos": {...}}:
         a truth stack is found when a chip box overlaps it by IoU >= 0.5 (or >= 0.3).
     """
-    tally = {part: [0, 0, 0, 0] for part in ("fine_tune_photos", "held_out_photos")}  # found50, found30, stacks, boxes
+    keys = ("found50", "found30", "stacks", "detected")
+    tally = {part: dict.fromkeys(keys, 0) for part in ("fine_tune_photos", "held_out_photos")}
     for p in sorted((root / "images").glob("*.jpg")):
         img = cv2.imread(str(p))
         if img is None:
@@ -397,18 +398,19 @@ def eval_chips(fr: FrameReader, root: Path, log) -> dict:
         det = res.dets.xyxy[res.dets.class_id == 2]
         iou = _iou(boxes, det)
         t = tally["fine_tune_photos" if p.name.startswith(DEGEN101_FINE_TUNE_PREFIX) else "held_out_photos"]
-        t[2] += len(boxes)
-        t[3] += len(det)
+        t["stacks"] += len(boxes)
+        t["detected"] += len(det)
         if iou.size:
-            t[0] += int((iou.max(1) >= 0.5).sum())
-            t[1] += int((iou.max(1) >= 0.3).sum())
+            t["found50"] += int((iou.max(1) >= 0.5).sum())
+            t["found30"] += int((iou.max(1) >= 0.3).sum())
 
-    def summary(f50, f30, total, n_det):
-        return {"stacks": total, "detected": n_det, "recall_iou50": _r(f50 / total if total else None),
-                "recall_iou30": _r(f30 / total if total else None)}
+    def summary(t: dict) -> dict:
+        n = t["stacks"]
+        return {"stacks": n, "detected": t["detected"], "recall_iou50": _r(t["found50"] / n if n else None),
+                "recall_iou30": _r(t["found30"] / n if n else None)}
 
-    out = summary(*[sum(t[i] for t in tally.values()) for i in range(4)])
-    out.update((part, summary(*t)) for part, t in tally.items())
+    out = summary({key: sum(t[key] for t in tally.values()) for key in keys})
+    out.update((part, summary(t)) for part, t in tally.items())
     log(f"degen101 chips: {out}")
     return out
 
