@@ -596,7 +596,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
                  refresh: int = 4, init: Path | None = None, lr: float = 3e-3,
                  turn: str = "any", grey: float = 0.15, cast: float = 0.0,
                  width: float = 1.0, not_index: float = 0.0, not_index_weight: float = 0.5,
-                 crowd: float = 0.0) -> tuple[Path, ReaderRun]:
+                 crowd: float = 0.0, real: Path | None = None, real_share: float = 0.0) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -617,6 +617,9 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             uniform distribution with weight ``not_index_weight`` (outlier exposure); 0 for none.
         crowd: share of training crops with the next card of a fanned hand beside the index
             (:class:`IndexCropSource`).
+        real: the `real-cards-zk7wu` folder; its fine-tune photos (:func:`vision.evaluate.zk7wu_fine_tune`) give
+            a ``real_share`` of the bank (:class:`models.real_indices.RealIndexSource`, turned upright by the
+            reader ``init`` names, or the committed one).
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -635,11 +638,23 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     turns, combine = READ_AT[turn]
     src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast, crowd=crowd)
     neg_src = NotAnIndexSource(train_names, seed + 3) if not_index > 0 else None
+    real_src = None
+    if real is not None and real_share > 0:
+        from models.real_indices import RealIndexSource
+        from vision.card_reader import DEFAULT_READER, CardReader
+
+        teacher = CardReader(init if init is not None and Path(init).suffix == ".onnx" else DEFAULT_READER)
+        real_src = RealIndexSource(Path(real), seed + 5, teacher=teacher)
+        log(f"real crops: {len(real_src)} indices in {len(real_src.photos)} fine-tune photos of {real}")
 
     def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
-        """n crops, a ``not_index`` share of them with no index (label -1)."""
+        """n crops, a ``not_index`` share of them with no index (label -1), a ``real_share`` of them real."""
         k = int(rng.binomial(n, not_index)) if neg_src is not None else 0
-        x, y = _make_set(src, n - k)
+        k_real = int(rng.binomial(n - k, real_share)) if real_src is not None else 0
+        x, y = _make_set(src, n - k - k_real)
+        if k_real:
+            xr, yr = zip(*(real_src.sample() for _ in range(k_real)))
+            x, y = np.concatenate([x, np.stack(xr)]), np.concatenate([y, np.array(yr, np.int64)])
         if k:
             x = np.concatenate([x, np.stack([neg_src.sample() for _ in range(k)])])
             y = np.concatenate([y, np.full(k, -1, np.int64)])

@@ -300,13 +300,34 @@ def _yolo_boxes(path: Path, w: int, h: int) -> tuple[np.ndarray, list[int]]:
     return np.array(boxes, np.float32).reshape(-1, 4), cls
 
 
+ZK7WU_FINE_TUNE_BEFORE = {"webcam_multi": "WIN_20240627_13", "phone_whitedeck": "IMG_20220921_1955",
+                          "phone_blackdeck": "IMG_7760"}
+"""The `real-cards-zk7wu` photos the card reader may be fine-tuned on (`models.real_indices`): per photo kind, the
+files named before this (the earlier shots: webcam frames taken before 13:00 on 27 June 2024, 26 of 57; white-deck
+photos before 19:55, 26 of 53; black-deck photos up to IMG_7759, 22 of 47). Names are capture times or counters,
+so a repeated shot stays on one side; the later shots are never trained on and `eval detect` reports them apart."""
+
+
+def zk7wu_fine_tune(file: str, kind: str) -> bool:
+    """Whether a `real-cards-zk7wu` photo (file name, manifest ``kind``) is in the reader's fine-tune part."""
+    cut = ZK7WU_FINE_TUNE_BEFORE.get(kind)
+    return cut is not None and file < cut
+
+
 def eval_zk7wu(fr: FrameReader, root: Path, log) -> dict:
+    """Card precision and recall on `real-cards-zk7wu`, per photo kind and per part of the fine-tune split.
+
+    Returns:
+        (per kind: the :meth:`Tally.summary` of all its photos, plus ``reader_on_true_boxes`` (stage 2 alone on the
+        labelled corner boxes) and ``fine_tune_photos`` / ``held_out_photos`` (the same two on each part of
+        :data:`ZK7WU_FINE_TUNE_BEFORE`), the overall :class:`Tally`).
+    """
     names = (root / "classes.txt").read_text().split("\n")
     names = [n.strip() for n in names if n.strip()]
     rows = list(csv.DictReader(open(root / "manifest.csv")))
     per_kind: dict[str, Tally] = {}
     overall = Tally()
-    oracle: dict[str, list] = {}  # stage 2 alone, on the true corner boxes: (truth, read, calibrated score, index px)
+    oracle: dict[str, list] = {}  # stage 2 alone, on the true corner boxes: (truth, read, calibrated score, top card)
     for r in rows:
         img = cv2.imread(str(root / "images" / r["file"]))
         if img is None:
@@ -316,19 +337,19 @@ def eval_zk7wu(fr: FrameReader, root: Path, log) -> dict:
         labels = [names[c] for c in cls]
         keep = [i for i, lab in enumerate(labels) if lab in CARD_LABELS]
         res = fr(img, None)
+        part = f"{r['kind']}/{'fine_tune_photos' if zk7wu_fine_tune(r['file'], r['kind']) else 'held_out_photos'}"
         if keep:
             read, score, probs = fr.reader.read(img, boxes[keep])
-            oracle.setdefault(r["kind"], []).extend(
-                (labels[i], str(lab), float(sc), CARD_LABELS[int(pr.argmax())])
-                for i, lab, sc, pr in zip(keep, read, score, probs))
+            rows_ = [(labels[i], str(lab), float(sc), CARD_LABELS[int(pr.argmax())])
+                     for i, lab, sc, pr in zip(keep, read, score, probs)]
+            oracle.setdefault(r["kind"], []).extend(rows_)
+            oracle.setdefault(part, []).extend(rows_)
         truth_set = sorted(set(labels[i] for i in keep))
         pred = [c.label for c in res.cards if c.label not in (BACK,)]
-        for t in (per_kind.setdefault(r["kind"], Tally()), overall):
+        for t in (per_kind.setdefault(r["kind"], Tally()), per_kind.setdefault(part, Tally()), overall):
             t.add_sets(truth_set, sorted(set(pred)))
             _match_indices(t, res, boxes[keep], [labels[i] for i in keep])
     out = {kind: t.summary() for kind, t in sorted(per_kind.items())}
-    for kind, s in out.items():
-        log(f"zk7wu {kind}: precision {s['precision']} recall {s['recall']} index accuracy {s['identity_accuracy']}")
     for kind, rows_ in sorted(oracle.items()):
         n = len(rows_)
         answered = [x for x in rows_ if x[1] != UNREADABLE]
@@ -339,7 +360,17 @@ def eval_zk7wu(fr: FrameReader, root: Path, log) -> dict:
             "accuracy_answered": _r(sum(t == p for t, p, _, _ in answered) / len(answered) if answered else None),
             "wrong_answers": sum(top1.values()),
             "confusion_pairs": [{"truth": t, "read": p, "count": c} for (t, p), c in top1.most_common(12)]}
-        log(f"zk7wu {kind} reader on true boxes: {out[kind]['reader_on_true_boxes']}")
+    for kind in [k for k in out if "/" in k]:
+        whole, part = kind.split("/")
+        out[whole][part] = out.pop(kind)
+    for kind, s in out.items():
+        log(f"zk7wu {kind}: precision {s['precision']} recall {s['recall']} index accuracy {s['identity_accuracy']}")
+        log(f"zk7wu {kind} reader on true boxes: {s.get('reader_on_true_boxes')}")
+        for part in ("fine_tune_photos", "held_out_photos"):
+            if part in s:
+                q = s[part]
+                log(f"zk7wu {kind} {part}: precision {q['precision']} recall {q['recall']} "
+                    f"reader on true boxes top-1 {q.get('reader_on_true_boxes', {}).get('top1_accuracy')}")
     return out, overall
 
 
