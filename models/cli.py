@@ -73,6 +73,23 @@ def register(app: typer.Typer) -> None:
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc,
                           "not_index_accepted": run.not_index_accepted}))
 
+    @train_app.command("interpolate-reader")
+    def interpolate_reader_cmd(
+        base: Path = typer.Argument(..., exists=True, dir_okay=False, help="Reader trained on renders (.onnx)."),
+        tuned: Path = typer.Argument(..., exists=True, dir_okay=False, help="The same reader fine-tuned (.onnx)."),
+        alpha: float = typer.Option(..., "--alpha", min=0.0, max=1.0, help="Share of TUNED's weights."),
+        out: Path = typer.Option(..., "--out", help="ONNX file to write."),
+    ) -> None:
+        """Stage 2: interpolate a reader's weights before and after a fine-tune (WiSE-FT), temperature refitted."""
+        _need_train_extra()
+        from models.train import interpolate_readers
+
+        try:
+            t = interpolate_readers(base, tuned, alpha, out)
+        except ValueError as e:
+            raise typer.BadParameter(str(e)) from e
+        print(json.dumps({"model": str(out), "alpha": alpha, "temperature": round(t, 6)}))
+
     @train_app.command("prepare")
     def prepare_cmd(
         synth: list[Path] = typer.Argument(..., help="Folders written by `pitwatch synth images`."),
@@ -101,6 +118,20 @@ def register(app: typer.Typer) -> None:
 
         try:
             print(json.dumps(real_chip_set(src, out, repeat=repeat)))
+        except FileNotFoundError as e:
+            raise typer.BadParameter(str(e)) from e
+
+    @train_app.command("real-cards")
+    def real_cards_cmd(
+        src: Path = typer.Argument(..., help="The real-cards-zk7wu folder (manifest.csv, images/, labels_bbox/)."),
+        out: Path = typer.Option(..., "--out", help="Folder to write, outside the repository."),
+        repeat: int = typer.Option(4, "--repeat", min=1, help="Copies of each training photo."),
+    ) -> None:
+        """Stage-1 fine-tuning images from the real card photos' fine-tune part (the later shots are never trained on)."""
+        from models.stage1_data import real_card_set
+
+        try:
+            print(json.dumps(real_card_set(src, out, repeat=repeat)))
         except FileNotFoundError as e:
             raise typer.BadParameter(str(e)) from e
 

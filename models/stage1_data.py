@@ -357,3 +357,57 @@ def real_chip_set(src: Path, out: Path, repeat: int = 6, val_every: int = 6) -> 
             (out / split / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n")
             counts[split] += 1
     return counts
+
+
+def real_card_set(src: Path, out: Path, repeat: int = 4, val_every: int = 6) -> dict:
+    """Stage-1 training images from the labelled real card photos of `real-cards-zk7wu` (fine-tune part only).
+
+    Every photo :func:`vision.evaluate.zk7wu_fine_tune` names (the earlier shots of each kind) goes to
+    ``out/train`` ``repeat`` times, except every ``val_every``-th one (by kind, sorted by name), which goes to
+    ``out/val`` once. Labels (`labels_bbox`) become stage 1's classes: a card's or joker's corner index is class 0
+    (`index`; the reader, not stage 1, says what it is), a card back class 1 (`BACK`). ``out`` must lie outside the
+    repository: the photos are not ours to commit.
+
+    Args:
+        src: the data set's folder (`manifest.csv`, `classes.txt`, `images/`, `labels_bbox/`).
+        out: the folder to write (`train/images`, `train/labels`, `val/images`, `val/labels`).
+
+    Returns:
+        {"train": images written, "val": images written, "held_out": photos left out entirely}.
+
+    Raises:
+        FileNotFoundError: ``src`` has no `manifest.csv`.
+    """
+    import csv
+    import shutil
+
+    from vision.evaluate import zk7wu_fine_tune
+
+    if not (src / "manifest.csv").is_file():
+        raise FileNotFoundError(f"{src}/manifest.csv: not the real-cards-zk7wu folder")
+    names = [n.strip() for n in (src / "classes.txt").read_text().split("\n") if n.strip()]
+    stage1_class = {i: ("1" if n == "BACK" else "0") for i, n in enumerate(names)}
+    counts = {"train": 0, "val": 0, "held_out": 0}
+    rows = sorted(csv.DictReader(open(src / "manifest.csv")), key=lambda r: (r["kind"], r["file"]))
+    seen: dict[str, int] = {}
+    for r in rows:
+        if not zk7wu_fine_tune(r["file"], r["kind"]):
+            counts["held_out"] += 1
+            continue
+        seen[r["kind"]] = seen.get(r["kind"], 0) + 1
+        split = "val" if seen[r["kind"]] % val_every == 0 else "train"
+        p = src / "images" / r["file"]
+        label_file = src / "labels_bbox" / f"{p.stem}.txt"
+        lines = []
+        for line in (label_file.read_text().splitlines() if label_file.is_file() else []):
+            v = line.split()
+            if len(v) == 5:
+                lines.append(" ".join([stage1_class[int(v[0])], *v[1:]]))
+        for d in ("images", "labels"):
+            (out / split / d).mkdir(parents=True, exist_ok=True)
+        for k in range(1 if split == "val" else repeat):
+            stem = p.stem if split == "val" else f"{p.stem}_r{k + 1}"
+            shutil.copyfile(p, out / split / "images" / f"{stem}.jpg")
+            (out / split / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n")
+            counts[split] += 1
+    return counts

@@ -807,6 +807,65 @@ def _pairs(pred: np.ndarray, truth: np.ndarray, top: int = 15) -> list:
     return [{"truth": a, "read": b, "count": n} for (a, b), n in c.most_common(top)]
 
 
+def interpolate_readers(base: Path, tuned: Path, alpha: float, out: Path, seed: int = 43,
+                        held_out: str = "proc-caladea-std") -> float:
+    """Weights ``(1 - alpha) * base + alpha * tuned`` of two exported readers, its temperature refitted (WiSE-FT).
+
+    Wortsman et al. (CVPR 2022) interpolate a model's weights before and after fine-tuning: the target gain is
+    partly kept and what the fine-tune cost elsewhere partly given back. Here ``tuned`` is ``base`` fine-tuned
+    on real photos (``train_reader(real=...)``) and ``base`` the reader trained on renders. Both must be exports of
+    the same graph (batch norms folded), so every weight tensor is interpolated as it stands. The temperature is
+    refitted, as :func:`calibrate_and_export` fits it, on 1,500 degraded renders of the training designs (``seed``),
+    read at the four turns and averaged; threshold, turns and the rest of the metadata are ``base``'s.
+
+    Args:
+        base, tuned: ``card_reader.onnx`` files of one architecture.
+        alpha: share of ``tuned``, in [0, 1].
+        out: the ONNX file to write.
+
+    Returns:
+        the refitted temperature.
+
+    Raises:
+        ValueError: ``alpha`` outside [0, 1], or the two graphs' weights differ in names or shapes.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    from vision.card_reader import CardReader
+
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"alpha must lie in [0, 1], not {alpha}")
+    a, b = onnx.load(str(base)), onnx.load(str(tuned))
+    other = {t.name: numpy_helper.to_array(t) for t in b.graph.initializer}
+    for t in a.graph.initializer:
+        x = numpy_helper.to_array(t)
+        if t.name not in other or other[t.name].shape != x.shape:
+            raise ValueError(f"{tuned}: no weight {t.name!r} of shape {x.shape} as in {base}")
+        if x.dtype.kind == "f":
+            t.CopyFrom(numpy_helper.from_array(((1 - alpha) * x + alpha * other[t.name]).astype(x.dtype), t.name))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(a, str(out))
+    reader = CardReader(out)
+    x, y = _make_set(IndexCropSource([n for n in design_names() if n != held_out], seed), 1500)
+    z = np.concatenate([reader.session.run(None, {reader.input_name: crops_to_blob_turned(x[i:i + 100], reader.turns)})[0]
+                        .reshape(len(reader.turns), -1, 52) for i in range(0, len(x), 100)], axis=1)
+    temperature = fit_temperature(z, y, reader.combine)
+    model = onnx.load(str(out))
+    for prop in model.metadata_props:
+        if prop.key == "temperature":
+            prop.value = f"{temperature:.6f}"
+    onnx.save(model, str(out))
+    return temperature
+
+
+def crops_to_blob_turned(crops: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:
+    """(T * B, 3, H, W) float32 network input of B crops read at T turns, as the runtime batches them."""
+    from vision.card_reader import crops_to_blob, turned_crops
+
+    return crops_to_blob(turned_crops(crops, turns))
+
+
 def export_reader(net, path: Path, temperature: float, threshold: float, turns: tuple[int, ...] = (0,),
                   combine: str = "best") -> Path:
     """Export the classifier to ONNX (opset 18, dynamic batch) with its calibration in the metadata."""

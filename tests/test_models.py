@@ -313,3 +313,21 @@ def test_reader_training_crops_can_show_the_next_card_of_a_fanned_hand():
     keep_x = int((bx[0] + 0.5 * (bx[2] - bx[0]) - u0) * ppm)
     rows = slice(int((bx[1] - v0) * ppm), int((bx[3] - v0) * ppm))
     assert window.any() and not window[rows, :keep_x].any()
+
+
+@needs_train
+def test_reader_interpolation_refuses_a_share_outside_zero_to_one(tmp_path):
+    from models.train import interpolate_readers
+
+    with pytest.raises(ValueError, match="alpha"):
+        interpolate_readers(REPO / "models" / "card_reader.onnx", REPO / "models" / "card_reader.onnx", 1.5,
+                            tmp_path / "r.onnx")
+
+
+@needs_train
+def test_reader_interpolation_refuses_two_different_graphs(tmp_path):
+    from models.train import interpolate_readers
+
+    with pytest.raises(ValueError, match="no weight"):
+        interpolate_readers(REPO / "models" / "card_reader.onnx", REPO / "models" / "chip_side.onnx", 0.3,
+                            tmp_path / "r.onnx")

@@ -33,3 +33,14 @@ def test_real_crops_come_only_from_fine_tune_photos_and_are_labelled_cards(share
     crop, label = src.sample()
     assert crop.shape == (40, 40, 3) and crop.dtype == np.uint8
     assert 0 <= label < len(CARD_LABELS)
+
+
+def test_stage1_real_card_set_holds_only_fine_tune_photos_as_index_and_back_boxes(shared_dir, tmp_path):
+    from models.stage1_data import real_card_set
+
+    counts = real_card_set(shared_dir / "data" / "real-cards-zk7wu", tmp_path, repeat=1)
+    written = [p.stem for p in tmp_path.glob("*/images/*.jpg")]
+    assert len(written) == counts["train"] + counts["val"] and counts["held_out"] > 0
+    assert not any(s.startswith("WIN_20240627_17") or s.startswith("WIN_20240630") for s in written)
+    classes = {line.split()[0] for p in tmp_path.glob("*/labels/*.txt") for line in p.read_text().splitlines()}
+    assert classes <= {"0", "1"}
