@@ -317,6 +317,23 @@ def render_set(out: Path, count: int, seed: int, held_out: str = "proc-caladea-s
     return out
 
 
+def _write_copies(photo: Path, lines: list[str], out: Path, copies: int | None) -> int:
+    """Write a real photo and its YOLO label ``lines`` under ``out/images`` and ``out/labels``.
+
+    ``copies=None`` writes it once under its own name (validation); a number writes that many, named ``<stem>_r1``,
+    ``_r2``, ... (training). Returns how many were written.
+    """
+    import shutil
+
+    for d in ("images", "labels"):
+        (out / d).mkdir(parents=True, exist_ok=True)
+    for k in range(copies or 1):
+        stem = photo.stem if copies is None else f"{photo.stem}_r{k + 1}"
+        shutil.copyfile(photo, out / "images" / f"{stem}.jpg")
+        (out / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n")
+    return copies or 1
+
+
 def real_chip_set(src: Path, out: Path, repeat: int = 6, val_every: int = 6) -> dict:
     """Stage-1 training images from the labelled real chip photos of `real-chips-degen101` (fine-tune part only).
 
@@ -335,8 +352,6 @@ def real_chip_set(src: Path, out: Path, repeat: int = 6, val_every: int = 6) -> 
     Raises:
         FileNotFoundError: ``src`` has no `images/` folder.
     """
-    import shutil
-
     from vision.evaluate import DEGEN101_FINE_TUNE_PREFIX
 
     images = sorted((src / "images").glob("*.jpg"))
@@ -349,13 +364,7 @@ def real_chip_set(src: Path, out: Path, repeat: int = 6, val_every: int = 6) -> 
         split = "val" if i % val_every == val_every - 1 else "train"
         lines = [("2" + line[line.index(" "):]) for line in (src / "labels_bbox" / f"{p.stem}.txt").read_text().splitlines()
                  if line.strip()]
-        for d in ("images", "labels"):
-            (out / split / d).mkdir(parents=True, exist_ok=True)
-        for k in range(1 if split == "val" else repeat):
-            stem = p.stem if split == "val" else f"{p.stem}_r{k + 1}"
-            shutil.copyfile(p, out / split / "images" / f"{stem}.jpg")
-            (out / split / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n")
-            counts[split] += 1
+        counts[split] += _write_copies(p, lines, out / split, None if split == "val" else repeat)
     return counts
 
 
@@ -379,7 +388,6 @@ def real_card_set(src: Path, out: Path, repeat: int = 4, val_every: int = 6) -> 
         FileNotFoundError: ``src`` has no `manifest.csv`.
     """
     import csv
-    import shutil
 
     from vision.evaluate import zk7wu_fine_tune
 
@@ -403,11 +411,5 @@ def real_card_set(src: Path, out: Path, repeat: int = 4, val_every: int = 6) -> 
             v = line.split()
             if len(v) == 5:
                 lines.append(" ".join([stage1_class[int(v[0])], *v[1:]]))
-        for d in ("images", "labels"):
-            (out / split / d).mkdir(parents=True, exist_ok=True)
-        for k in range(1 if split == "val" else repeat):
-            stem = p.stem if split == "val" else f"{p.stem}_r{k + 1}"
-            shutil.copyfile(p, out / split / "images" / f"{stem}.jpg")
-            (out / split / "labels" / f"{stem}.txt").write_text("\n".join(lines) + "\n")
-            counts[split] += 1
+        counts[split] += _write_copies(p, lines, out / split, None if split == "val" else repeat)
     return counts

@@ -832,7 +832,7 @@ def interpolate_readers(base: Path, tuned: Path, alpha: float, out: Path, seed: 
     import onnx
     from onnx import numpy_helper
 
-    from vision.card_reader import CardReader
+    from vision.card_reader import CardReader, crops_to_blob, turned_crops
 
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must lie in [0, 1], not {alpha}")
@@ -848,7 +848,7 @@ def interpolate_readers(base: Path, tuned: Path, alpha: float, out: Path, seed: 
     onnx.save(a, str(out))
     reader = CardReader(out)
     x, y = _make_set(IndexCropSource([n for n in design_names() if n != held_out], seed), 1500)
-    z = np.concatenate([reader.session.run(None, {reader.input_name: crops_to_blob_turned(x[i:i + 100], reader.turns)})[0]
+    z = np.concatenate([reader.session.run(None, {reader.input_name: crops_to_blob(turned_crops(x[i:i + 100], reader.turns))})[0]
                         .reshape(len(reader.turns), -1, 52) for i in range(0, len(x), 100)], axis=1)
     temperature = fit_temperature(z, y, reader.combine)
     model = onnx.load(str(out))
@@ -857,13 +857,6 @@ def interpolate_readers(base: Path, tuned: Path, alpha: float, out: Path, seed: 
             prop.value = f"{temperature:.6f}"
     onnx.save(model, str(out))
     return temperature
-
-
-def crops_to_blob_turned(crops: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:
-    """(T * B, 3, H, W) float32 network input of B crops read at T turns, as the runtime batches them."""
-    from vision.card_reader import crops_to_blob, turned_crops
-
-    return crops_to_blob(turned_crops(crops, turns))
 
 
 def export_reader(net, path: Path, temperature: float, threshold: float, turns: tuple[int, ...] = (0,),
