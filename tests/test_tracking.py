@@ -242,3 +242,17 @@ def test_a_card_dealt_over_the_corners_of_two_cards_is_dealt():
     new = [(700.0, 480.0), (760.0, 545.0), (661.0, 466.0), (821.0, 466.0)]
     frames = [(["7C", "9D"], [c7, d9])] * 9 + [(["2H", "7C", "9D"], [new, [c7[0]], [d9[0]]])] * 20
     assert feed(frames) == [("card_arrived", "7C"), ("card_arrived", "9D"), ("card_arrived", "2H")]
+
+
+def test_a_card_whose_corners_are_known_does_not_take_the_next_cards_corner():
+    """Seed 7001 at 1080p: for one frame the grouping read the QD with the corner of the KC dealt over it, 27 mm from
+    the QD's own; the QD's two corners, a diagonal apart, were known, so that mark is not the QD's and the KC,
+    read at that corner from then on, is dealt."""
+    qd = [(1333.0, 447.0), (1255.0, 426.0), (1297.0, 442.0)]
+    frames = [(["QD"], [qd])] * 20
+    frames += [(["QD", "unreadable", "KC"], [qd, [(1285.0, 373.0)], [(1325.0, 385.0)]])] * 2
+    frames += [(["QD", "KC"], [[(1333.0, 448.0), (1256.0, 453.0), (1254.0, 424.0), (1279.0, 414.0)],
+                               [(1325.0, 385.0), (1332.0, 471.0)]])]
+    frames += [(["QD", "KC"], [[(1333.0, 448.0), (1254.0, 424.0), (1279.0, 414.0)],
+                               [(1256.0, 453.0), (1332.0, 471.0)]])] * 20
+    assert feed(frames) == [("card_arrived", "QD"), ("card_arrived", "KC")]

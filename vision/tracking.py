@@ -217,6 +217,17 @@ def _on_face(point, tr: _Track, known: bool = False) -> bool:
     return False
 
 
+def _corners_known(marks: list) -> bool:
+    """Two of ``marks`` (mm) lie a card's diagonal apart: both index corners of the card are known.
+
+    A confirmed card that lies still has no other index corner to learn, so a mark further off than
+    :data:`TRACK_MATCH_MM` is the next card's corner that the grouping read with it (seed 7001 at 1080p: a KC
+    dealt over a QD lent the QD track its corner 27 mm from the QD's own, and every later reading of the KC
+    matched the QD there, so the KC was never dealt)."""
+    return any(CORNER_PAIR_MM[0] <= math.dist(a, b) <= CORNER_PAIR_MM[1]
+               for i, a in enumerate(marks) for b in marks[i + 1:])
+
+
 def _covered_corners_dropped(tracks: list, labels: list[str], marks: list[list]) -> list[list]:
     """Each reading's corner marks, less those that are another card's corner under it.
 
@@ -620,7 +631,7 @@ class ZoneTracker:
                 tr.marks[near] = (float(m[0]), float(m[1]))  # still settling: follow it
             elif d <= TRACK_MATCH_MM:
                 continue  # a confirmed card lies still: a reading that far off is another card passing over it
-            elif len(tr.marks) < 4 or tr.reported is None:
+            elif tr.reported is None or (len(tr.marks) < 4 and not _corners_known(tr.marks)):
                 if len(tr.marks) >= 4:
                     tr.marks.pop(0)  # settling: its first places are the stalest
                 tr.marks.append((float(m[0]), float(m[1])))
