@@ -215,23 +215,60 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(MODELS / "stage1.onnx", "--out"),
         imgsz: int = typer.Option(320, "--imgsz"),
         dynamic: bool = typer.Option(True, "--dynamic/--static"),
-        int8: bool = typer.Option(False, "--int8", help="Also write <out>_int8.onnx (static int8, rendered calibration crops)."),
+        int8: bool = typer.Option(False, "--int8", help="Also write <out>_int8.onnx: cut before the box decoding "
+                                  "and static int8, calibrated on rendered zone crops (the runtime's default)."),
+        calib_frames: int = typer.Option(24, "--calib-frames", min=1, help="Rendered frames of --int8 calibration crops."),
     ) -> None:
         """Export stage 1 to ONNX (opset 18, onnxslim) and copy the .pt beside it."""
         _need_train_extra()
-        from models.export import export_stage1, quantize_stage1
+        import tempfile
+
+        from models.export import export_stage1, quantize_stage1, split_stage1_head
+        from models.stage1_data import calibration_zone_crops
 
         if not weights.is_file():
             raise BadInput(f"{weights}: weights file not found")
         info = export_stage1(weights, out, imgsz=imgsz, dynamic=dynamic)
         if int8:
-            from vision.bench import bench_scene
-            from vision.detector import warp_crop, zone_crops
-
-            crops = []
-            for seed in range(100, 104):
-                image, view, _ = bench_scene(seed)
-                crops += [warp_crop(image, c) for c in zone_crops(view.layout, view.homography,
-                                                                  image_size=(image.shape[1], image.shape[0]))]
-            info["int8"] = quantize_stage1(out, out.with_name(out.stem + "_int8.onnx"), crops, (imgsz, imgsz))
+            with tempfile.TemporaryDirectory() as tmp:
+                levels = Path(tmp) / "levels.onnx"
+                split_stage1_head(out, levels)
+                info["int8"] = quantize_stage1(levels, out.with_name(out.stem + "_int8.onnx"),
+                                               calibration_zone_crops(calib_frames))
         print(json.dumps(info))
+
+    @train_app.command("quantize-stage1")
+    def quantize_stage1_cmd(
+        model: Path = typer.Argument(MODELS / "stage1.onnx", help="The float stage 1 as exported (.onnx)."),
+        out: Path = typer.Option(MODELS / "stage1_int8.onnx", "--out"),
+        calib_frames: int = typer.Option(24, "--calib-frames", min=1, help="Rendered frames of calibration zone crops."),
+        reduce_range: bool = typer.Option(False, "--reduce-range/--full-range",
+                                          help="7-bit weights (read alike on CPUs without VNNI; less accurate)."),
+    ) -> None:
+        """Stage 1 cut before its box decoding and in static int8 (the runtime's default), calibrated on rendered zone crops."""
+        _need_train_extra()
+        import tempfile
+
+        from models.export import quantize_stage1, split_stage1_head
+        from models.stage1_data import calibration_zone_crops
+
+        if not model.is_file():
+            raise BadInput(f"{model}: model file not found")
+        with tempfile.TemporaryDirectory() as tmp:
+            levels = Path(tmp) / "levels.onnx"
+            split_stage1_head(model, levels)
+            print(json.dumps(quantize_stage1(levels, out, calibration_zone_crops(calib_frames), reduce_range=reduce_range)))
+
+    @train_app.command("quantize-reader")
+    def quantize_reader_cmd(
+        reader: Path = typer.Argument(MODELS / "card_reader.onnx", help="The float card reader (.onnx)."),
+        out: Path = typer.Option(MODELS / "card_reader_int8.onnx", "--out"),
+        calib_frames: int = typer.Option(30, "--calib-frames", min=1, help="Rendered frames the calibration crops come from."),
+    ) -> None:
+        """The card reader in static int8 (the runtime's default), calibrated on rendered index crops."""
+        _need_train_extra()
+        from models.export import calibration_index_crops, quantize_reader
+
+        if not reader.is_file():
+            raise BadInput(f"{reader}: model file not found")
+        print(json.dumps(quantize_reader(reader, out, calibration_index_crops(calib_frames))))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -51,33 +52,181 @@ def export_stage1(weights: Path, out: Path, imgsz: int = 320, dynamic: bool = Tr
             "onnx_mb": round(out.stat().st_size / 2**20, 2)}
 
 
-def quantize_stage1(onnx_path: Path, out: Path, calib_images: list, imgsz: tuple[int, int] = (320, 320)) -> dict:
-    """Static int8 quantisation (onnxruntime ``quantize_static`` after ``quant_pre_process``; QDQ, uint8 activations,
-    int8 weights, Conv only), calibrated on ``calib_images`` ((h, w, 3) uint8 BGR crops as the runtime feeds them).
+HEAD_OUTPUT = re.compile(r"^/model\.(\d+)/cv([23])\.(\d+)/cv\2\.\3\.2/Conv$")
+"""Names of the last convolution of each box (``cv2``) and class (``cv3``) branch of ultralytics' Detect head."""
+
+
+def split_stage1_head(onnx_path: Path, out: Path) -> dict:
+    """Cut an exported stage-1 graph before its box decoding (see :func:`vision.onnx_runtime.decode_yolo_levels`).
+
+    The outputs become, per pyramid level (stride 8, 16, 32), the box branch's (B, 4 * reg_max, h, w)
+    distributions and the class branch's (B, nc, h, w) logits; the metadata gains ``pitwatch_head =
+    levels``.  The runtime then decodes only the anchors that clear the score threshold.
+
+    Raises:
+        ValueError: the graph has no ultralytics Detect head.
+    """
+    import onnx
+    from onnx.utils import Extractor
+
+    from vision.onnx_runtime import HEAD_LEVELS
+
+    model = onnx.load(str(onnx_path))
+    found = {}
+    for node in model.graph.node:
+        m = HEAD_OUTPUT.match(node.name)
+        if m:
+            found[(int(m.group(3)), int(m.group(2)))] = node.output[0]  # (level, 2 = box / 3 = class)
+    levels = sorted({k[0] for k in found})
+    if not levels or any((lv, br) not in found for lv in levels for br in (2, 3)):
+        raise ValueError(f"{onnx_path}: no ultralytics Detect head (box and class branches per level) found")
+    outputs = [found[(lv, br)] for lv in levels for br in (2, 3)]
+    cut = Extractor(model).extract_model([i.name for i in model.graph.input], outputs)
+    del cut.metadata_props[:]
+    cut.metadata_props.extend(model.metadata_props)
+    cut.metadata_props.add(key="pitwatch_head", value=HEAD_LEVELS)
+    tmp = out.with_name(out.name + ".tmp")
+    onnx.save(cut, str(tmp))
+    os.replace(tmp, out)
+    return {"onnx": str(out), "sha256": sha256(out), "mb": round(out.stat().st_size / 2**20, 2),
+            "outputs": len(outputs)}
+
+
+def quantize_stage1(onnx_path: Path, out: Path, calib_images: list, keep_float: tuple[str, ...] = (),
+                    reduce_range: bool = False) -> dict:
+    """Static int8 quantisation of a stage-1 graph (onnxruntime ``quantize_static`` after ``quant_pre_process``;
+    QDQ, uint8 activations, int8 weights per channel, every operator it can quantise), calibrated on
+    ``calib_images``.
+
+    CPUs without VNNI (AVX2, AVX-512 before VNNI) multiply uint8 by int8 in pairs summed into 16 bits, which
+    full-range weights can overflow; ``reduce_range`` gives the weights 7 bits, which cannot. Stage 1 loses rendered
+    recall with 7 bits (0.947 -> 0.930), so its int8 graph keeps 8 and the runtime runs it only where the CPU's
+    int8 arithmetic is exact (:func:`vision.onnx_runtime.int8_is_exact`).
+
+    Quantising the activations between the convolutions too (each SiLU, concatenation, upsampling)
+    keeps the whole backbone and neck in int8; with only the convolutions quantised every one of them
+    converts to float and back, which on this CPU was slower than float alone.  The box decoding of a
+    full head (:func:`export_stage1`'s graph) stays float: quantised, its box coordinates and scores
+    share one output scale and every score is lost.  Use a graph cut by :func:`split_stage1_head`.
+
+    Args:
+        calib_images: (h, w, 3) uint8 BGR crops as the runtime feeds them (zone crops, each padded to
+            a multiple of 32 px, never rescaled).
+        keep_float: names of more nodes to leave in float.
 
     Returns:
         {"onnx": path, "sha256": ..., "mb": size}.
     """
-    import tempfile
+    import math
 
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
+    import onnx
 
     from vision.onnx_runtime import letterbox, to_blob
 
+    def shape(im):
+        return (int(math.ceil(im.shape[0] / 32) * 32), int(math.ceil(im.shape[1] / 32) * 32))
+
+    source = onnx.load(str(onnx_path))
+    name = source.graph.input[0].name
+    feeds = [{name: to_blob([letterbox(im, shape(im), scaleup=False)[0]])} for im in calib_images]
+    decode = [n.name for n in source.graph.node if n.name.startswith("/model.") and n.name.split("/")[1] ==
+              _detect_module(source) and not HEAD_BRANCH.search(n.name)]
+    return _quantize(onnx_path, out, feeds, reduce_range=reduce_range, exclude=decode + list(keep_float))
+
+
+def _quantize(onnx_path: Path, out: Path, feeds: list[dict], reduce_range: bool, exclude: list[str] = ()) -> dict:
+    """``quantize_static`` (after ``quant_pre_process``; QDQ, uint8 activations, int8 weights per channel) of
+    ``onnx_path`` calibrated on ``feeds`` (input name -> array, one per calibration run), the source's metadata
+    kept, written to ``out`` atomically. Returns {"onnx": path, "sha256": ..., "mb": size}."""
+    import tempfile
+
+    import onnx
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
     class Reader(CalibrationDataReader):
         def __init__(self) -> None:
-            self.blobs = iter([{"images": to_blob([letterbox(im, imgsz)[0]])} for im in calib_images])
+            self.feeds = iter(feeds)
 
         def get_next(self):
-            return next(self.blobs, None)
+            return next(self.feeds, None)
 
     with tempfile.TemporaryDirectory() as tmp:
         pre = Path(tmp) / "pre.onnx"
         quant_pre_process(str(onnx_path), str(pre), skip_symbolic_shape=True)
         q = Path(tmp) / "q.onnx"
         quantize_static(str(pre), str(q), Reader(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                        weight_type=QuantType.QInt8, op_types_to_quantize=["Conv"], per_channel=True)
-        shutil.copyfile(q, out.with_name(out.name + ".tmp"))
-        os.replace(out.with_name(out.name + ".tmp"), out)
+                        weight_type=QuantType.QInt8, per_channel=True, reduce_range=reduce_range,
+                        nodes_to_exclude=list(exclude))
+        model = onnx.load(str(q))
+        del model.metadata_props[:]
+        model.metadata_props.extend(onnx.load(str(onnx_path)).metadata_props)
+        tmp_out = out.with_name(out.name + ".tmp")
+        onnx.save(model, str(tmp_out))
+        os.replace(tmp_out, out)
     return {"onnx": str(out), "sha256": sha256(out), "mb": round(out.stat().st_size / 2**20, 2)}
+
+
+HEAD_BRANCH = re.compile(r"/cv[23]\.\d+/")
+"""A node inside one of the Detect head's per-level box or class branches (convolutions, not the decoding)."""
+
+
+def _detect_module(model) -> str:
+    """``model.N``: the ultralytics module holding the Detect head (the one the head's branch convolutions are in)."""
+    for node in model.graph.node:
+        m = HEAD_OUTPUT.match(node.name)
+        if m:
+            return f"model.{m.group(1)}"
+    return "model.-"
+
+
+def calibration_index_crops(frames: int = 30, seed: int = 5000, held_out: str = "proc-caladea-std") -> list:
+    """Corner-index crops cut as the runtime cuts them (stage 1's squares, :func:`vision.card_reader.square_crop`)
+    from rendered frames of the training deck designs: the calibration set of an int8 card reader.
+
+    Returns:
+        (40, 40, 3) uint8 BGR crops, about twenty a frame.
+    """
+    from datasets.cards import list_deck_designs
+    from vision.card_reader import square_crop
+    from vision.card_reader import FP32_READER
+    from vision.detector import FP32_STAGE1, FrameReader
+    from vision.evaluate import holdout_scene
+
+    designs = [d for d in list_deck_designs(include_svg=False) if d != held_out]
+    fr = FrameReader(FP32_STAGE1, FP32_READER, chip_side=None, probe_spots=False)  # the float squares, whatever runs
+    crops = []
+    for k in range(frames):
+        image, view, _ = holdout_scene(seed + k, designs[k % len(designs)])
+        dets = fr.detector.detect_crops(image, fr.crops_for(view, image.shape[1], image.shape[0]))
+        squares = dets.data.get("index_square")
+        for row in (dets.class_id == 0).nonzero()[0] if squares is not None else ():
+            crops.append(square_crop(image, squares[row], fr.reader.size, fr.reader.margin))
+    return crops
+
+
+def quantize_reader(onnx_path: Path, out: Path, calib_crops: list, batch: int = 64) -> dict:
+    """Static int8 quantisation of the card reader (QDQ, uint8 activations, int8 weights per channel in 7 bits,
+    every operator), calibrated on ``calib_crops`` read at the reader's own turns; its metadata (temperature,
+    threshold, turns) is kept.
+
+    7-bit weights (``reduce_range``) cannot overflow the 16-bit pair sums of CPUs without VNNI (see
+    :func:`quantize_stage1`), so the same file reads alike on every x86 CPU; for the reader they cost nothing
+    measurable (rendered hold-out per card 0.966 with either).
+
+    Args:
+        calib_crops: (size, size, 3) uint8 BGR index crops (:func:`calibration_index_crops`).
+
+    Returns:
+        {"onnx": path, "sha256": ..., "mb": size}.
+    """
+    import numpy as np
+
+    from vision.card_reader import CardReader, crops_to_blob, turned_crops
+
+    reader = CardReader(onnx_path)
+    if not calib_crops:
+        raise ValueError("no calibration crops")
+    turned = turned_crops(np.stack(calib_crops), reader.turns)
+    feeds = [{reader.input_name: crops_to_blob(turned[i:i + batch])} for i in range(0, len(turned), batch)]
+    return _quantize(onnx_path, out, feeds, reduce_range=True)

@@ -196,7 +196,8 @@ def prepare(synth_dirs: list[Path], out: Path, imgsz: int = 320, per_image: int 
 
 
 def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920, height: int = 1080,
-                 casino_look: bool = False, favoured: dict[str, float] | None = None, face_down: float = 0.12):
+                 casino_look: bool = False, favoured: dict[str, float] | None = None, face_down: float = 0.12,
+                 layout_name: str | None = None):
     """A random training frame through :func:`datasets.render.render_frame` (structured domain randomisation).
 
     Cards: 0-5 per seat and dealer zone, fanned and overlapping like dealt hands, some face down, at any
@@ -211,6 +212,7 @@ def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920
         favoured: deck design -> share of frames drawn in it (e.g. ``{"proc-black-gold": 0.15}``); the rest of the
             frames draw uniformly from ``designs``.
         face_down: share of the cards in card zones dealt face down (Switch Hands deals half its cards so).
+        layout_name: the built-in layout to draw on (default: one of the three, drawn from ``rng``).
 
     Returns:
         RenderResult of the frame.
@@ -227,7 +229,7 @@ def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920
     from rules.cards import CARD_LABELS
     from vision.chips import default_chip_set
 
-    layout = builtin_layout(str(rng.choice(["blackjack-7-mtd-bonus", "spanish21-6-mtd", "switch-hands-7"])))
+    layout = builtin_layout(layout_name or str(rng.choice(LAYOUTS)))
     cover = float(rng.uniform(800, 1900))
     target = (float(rng.uniform(600, 1300)), float(rng.uniform(350, 650)))
     camera = PinholeCamera.looking_at(target=target, tilt_deg=float(rng.uniform(0, 40)),
@@ -280,6 +282,33 @@ def random_scene(rng: np.random.Generator, designs: list[str], width: int = 1920
                   **look)
     state = TableState(cards=tuple(cards), chips=tuple(chips), hands=tuple(hands))
     return render_frame(layout, state, camera, style, rng=int(rng.integers(1 << 31)))
+
+
+LAYOUTS = ("blackjack-7-mtd-bonus", "spanish21-6-mtd", "switch-hands-7")
+"""The built-in layouts stage 1's frames are drawn on."""
+
+
+def calibration_zone_crops(frames: int = 24, seed: int = 100, held_out: str = "proc-caladea-std") -> list[np.ndarray]:
+    """Zone crops cut as the runtime cuts them (:func:`vision.detector.zone_crops`, 1 px/mm) from random training
+    frames of every layout, casino felts and chips half of the time: the calibration set of an int8 stage 1.
+
+    Returns:
+        (h, w, 3) uint8 BGR crops, about nine a frame.
+    """
+    from calibration.layout import builtin_layout
+    from datasets.cards import list_deck_designs
+    from vision.detector import warp_crop, zone_crops
+
+    rng = np.random.default_rng(seed)
+    designs = [d for d in list_deck_designs(include_svg=False) if d != held_out]
+    crops = []
+    for k in range(frames):
+        name = LAYOUTS[k % len(LAYOUTS)]
+        res = random_scene(rng, designs, casino_look=bool(k % 2), layout_name=name)
+        size = (res.image.shape[1], res.image.shape[0])
+        crops += [warp_crop(res.image, c) for c in zone_crops(builtin_layout(name), res.camera.homography(),
+                                                               image_size=size)]
+    return crops
 
 
 def _write_crop(split_dir: Path, stem: str, crop: np.ndarray, lines: list[str], stats: dict) -> None:

@@ -641,9 +641,9 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     real_src = None
     if real is not None and real_share > 0:
         from models.real_indices import RealIndexSource
-        from vision.card_reader import DEFAULT_READER, CardReader
+        from vision.card_reader import FP32_READER, CardReader
 
-        teacher = CardReader(init if init is not None and Path(init).suffix == ".onnx" else DEFAULT_READER)
+        teacher = CardReader(init if init is not None and Path(init).suffix == ".onnx" else FP32_READER)
         real_src = RealIndexSource(Path(real), seed + 5, teacher=teacher)
         log(f"real crops: {len(real_src)} indices in {len(real_src.photos)} fine-tune photos of {real}")
 

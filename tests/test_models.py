@@ -15,7 +15,8 @@ HAVE_TRAIN = all(importlib.util.find_spec(m) is not None for m in ("torch", "ult
 needs_train = pytest.mark.skipif(not HAVE_TRAIN, reason="torch/ultralytics/onnx (the `train` extra) not installed")
 
 
-@pytest.mark.parametrize("name", ["stage1.onnx", "card_reader.onnx"])
+@pytest.mark.parametrize("name", ["stage1.onnx", "stage1_int8.onnx", "card_reader.onnx", "card_reader_int8.onnx",
+                                  "chip_side.onnx"])
 def test_committed_model_loads_with_onnxruntime(name):
     path = MODELS / name
     if not path.is_file():
@@ -34,7 +35,8 @@ def test_committed_models_match_the_model_card():
     from models.export import sha256
 
     text = card.read_text()
-    for name in ("stage1.onnx", "stage1_int8.onnx", "card_reader.onnx", "chip_side.onnx"):
+    for name in ("stage1.onnx", "stage1.pt", "stage1_int8.onnx", "card_reader.onnx", "card_reader_int8.onnx",
+                 "chip_side.onnx"):
         if (MODELS / name).is_file():
             assert sha256(MODELS / name) in text, f"{name}: sha256 missing from MODEL_CARD.md"
 
@@ -69,21 +71,43 @@ def _tiny_yolo_set(root: Path, n: int = 4, size: int = 64) -> Path:
     return data
 
 
-@needs_train
-def test_smoke_training_one_tiny_epoch_exports_a_loadable_model(tmp_path):
-    from models.export import export_stage1
+@pytest.fixture(scope="module")
+def smoke_weights(tmp_path_factory) -> Path:
+    """One tiny epoch of the committed architecture (``models/stage1_relu.yaml``) on a handful of drawn boxes."""
     from models.train import train_detector
-    from vision.detector import Stage1Detector
 
-    data = _tiny_yolo_set(tmp_path / "data")
-    best = train_detector(data, model="yolo11n.yaml", epochs=1, imgsz=64, batch=4, project=tmp_path / "runs",
-                          name="smoke", plots=False)
+    root = tmp_path_factory.mktemp("smoke")
+    best = train_detector(_tiny_yolo_set(root / "data"), model=str(MODELS / "stage1_relu.yaml"), epochs=1, imgsz=64,
+                          batch=4, project=root / "runs", name="smoke", plots=False)
     weights = best if best.is_file() else best.with_name("last.pt")
     assert weights.is_file()
-    info = export_stage1(weights, tmp_path / "stage1.onnx", imgsz=64)
+    return weights
+
+
+@needs_train
+def test_smoke_training_one_tiny_epoch_exports_a_loadable_model(smoke_weights, tmp_path):
+    from models.export import export_stage1
+    from vision.detector import Stage1Detector
+
+    info = export_stage1(smoke_weights, tmp_path / "stage1.onnx", imgsz=64)
     assert Path(info["onnx"]).is_file() and info["onnx_mb"] < 20
     det = Stage1Detector(info["onnx"], threads=1)
     assert len(det.infer([np.zeros((64, 64, 3), np.uint8)])) == 1
+
+
+@needs_train
+def test_a_smoke_model_cut_before_its_box_decoding_and_quantised_loads_and_detects(smoke_weights, tmp_path):
+    from models.export import export_stage1, quantize_stage1, split_stage1_head
+    from vision.detector import Stage1Detector
+
+    full = Path(export_stage1(smoke_weights, tmp_path / "stage1.onnx", imgsz=64)["onnx"])
+    split_stage1_head(full, tmp_path / "levels.onnx")
+    rng = np.random.default_rng(0)
+    crops = [rng.integers(0, 255, (64, 96, 3), dtype=np.uint8) for _ in range(4)]
+    quantize_stage1(tmp_path / "levels.onnx", tmp_path / "int8.onnx", crops)
+    det = Stage1Detector(tmp_path / "int8.onnx", threads=1)
+    assert det.levels
+    assert len(det.infer([np.zeros((64, 96, 3), np.uint8)], (64, 96), scaleup=False)) == 1
 
 
 @needs_train
@@ -228,14 +252,14 @@ def test_the_committed_reader_rebuilt_from_its_onnx_file_reads_as_the_runtime_do
     import torch
 
     from models.train import reader_net, reader_state_from_onnx
-    from vision.card_reader import DEFAULT_READER, CardReader, crops_to_blob
+    from vision.card_reader import FP32_READER, CardReader, crops_to_blob
 
     crops = np.random.default_rng(0).integers(0, 256, (16, 40, 40, 3), dtype=np.uint8)
     net = reader_net(width=1.5)
-    net.load_state_dict(reader_state_from_onnx(DEFAULT_READER, 1.5, crops))
+    net.load_state_dict(reader_state_from_onnx(FP32_READER, 1.5, crops))
     with torch.no_grad():
         ours = net.eval()(torch.from_numpy(crops_to_blob(crops))).numpy()
-    runtime = CardReader()
+    runtime = CardReader(FP32_READER)  # the float reader: the one training starts from
     theirs = runtime.session.run(None, {runtime.input_name: crops_to_blob(crops)})[0]
     assert np.abs(ours - theirs).max() < 1e-3
 

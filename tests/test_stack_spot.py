@@ -58,3 +58,23 @@ def test_a_box_around_two_wagers_is_not_read_as_a_third_stack():
     boxes = np.array([[1511, 1483, 1786, 1757], [1448, 1315, 2120, 1924], [1776, 1863, 1895, 1980],
                       [457, 1678, 681, 1879]], np.float32)  # main, both together, match-the-dealer, another seat's
     assert _outer_boxes_dropped(boxes, np.arange(4)).tolist() == [0, 2, 3]
+
+
+def test_a_face_down_card_boxed_twice_tightly_and_loosely_is_one_card():
+    from vision.detections import Detections
+    from vision.detector import _outer_backs_dropped
+
+    # seed 7113 at 4K: a burn card near the frame's edge, boxed around the card and again around it with felt
+    d = Detections(xyxy=np.array([[568, 0, 783, 140], [513, 0, 842, 195], [600, 300, 700, 420]], np.float32),
+                   class_id=np.array([1, 1, 1]), score=np.array([0.59, 0.48, 0.7], np.float32))
+    kept = _outer_backs_dropped(d)
+    assert kept.xyxy.tolist() == [[568, 0, 783, 140], [600, 300, 700, 420]]
+
+
+def test_two_overlapping_face_down_cards_stay_two():
+    from vision.detections import Detections
+    from vision.detector import _outer_backs_dropped
+
+    d = Detections(xyxy=np.array([[100, 100, 200, 240], [150, 120, 250, 260]], np.float32),
+                   class_id=np.array([1, 1]), score=np.array([0.8, 0.7], np.float32))
+    assert len(_outer_backs_dropped(d)) == 2

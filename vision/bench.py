@@ -2,11 +2,11 @@
 
 The frames are rendered (:func:`datasets.render.render_frame`) with every seat
 holding cards and chips, so every zone has changed.  ONNX runs (stage 1 on the
-zone crops, stage 2, grouping, chips) are interleaved frame by frame with
-ultralytics' ``predict`` of the same stage-1 weights (``models/stage1.pt``) on the
-same crops at the same input size and the same thread count; medians are
-reported.  Ultralytics is optional (``train`` extra): without it the comparison
-fields are null.
+zone crops, stage 2, grouping, chips) are interleaved frame by frame with the
+same pipeline on the float models and with ultralytics' ``predict`` of the float
+stage-1 weights (``models/stage1.pt``) on the same crops at the same input sizes
+and the same thread count; medians are reported.  Ultralytics is optional
+(``train`` extra): without it the comparison fields are null.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.detector import DEFAULT_STAGE1, FrameReader, TableView
+from vision.card_reader import DEFAULT_READER, FP32_READER
+from vision.detector import DEFAULT_STAGE1, FP32_STAGE1, FrameReader, TableView
 
 
 def bench_scene(seed: int = 0, width: int = 1920, height: int = 1080):
@@ -58,20 +59,34 @@ def _median_ms(xs: list[float]) -> float:
 
 
 def run_bench(frames: int = 30, quick: bool = False, log=sys.stderr, stage1: Path = DEFAULT_STAGE1,
-              px_per_mm: float = 1.0) -> dict:
+              reader: Path = DEFAULT_READER, px_per_mm: float = 1.0, pt: Path | None = None) -> dict:
     """Time the configurations and return the headline case plus details (contracts ``bench --json``).
 
+    Per configuration (threads; a calibrated frame's zone crops or, without a table file, tiles) three
+    things run interleaved frame by frame: the whole detection with ``stage1`` and ``reader`` (the
+    headline), the whole detection with the float models (``fp32_onnx_ms``, when the headline's are
+    others: int8 against fp32 in one run), and ultralytics' ``predict`` of the float stage-1 weights on
+    the very batches the ONNX stage 1 ran (same crops, same input shapes, same threads).
+
     Args:
+        stage1, reader: the models timed (default: the runtime's defaults).
         px_per_mm: zone-crop resolution of the calibrated configurations (the tiles' is the frame's own).
+        pt: the ultralytics weights of the baseline (default: ``stage1``'s ``.pt`` beside it, else
+            ``models/stage1.pt``).
     """
+    stage1, reader = Path(stage1), Path(reader)
+    pt = Path(pt) if pt is not None else (stage1.with_suffix(".pt") if stage1.with_suffix(".pt").is_file()
+                                          else FP32_STAGE1.with_suffix(".pt"))
     scenes = [bench_scene(seed) for seed in range(3)]
     configs = [(2, True)] if quick else [(2, True), (1, True), (2, False), (1, False)]
-    int8 = stage1.with_name(stage1.stem + "_int8.onnx")
+    compare_fp32 = (stage1.resolve(), reader.resolve()) != (FP32_STAGE1.resolve(), FP32_READER.resolve()) \
+        and FP32_STAGE1.is_file() and FP32_READER.is_file()
     results: dict = {}
     for threads, calibrated in configs:
-        fr = FrameReader(stage1, threads=threads, px_per_mm=px_per_mm)
-        ul = _ultralytics(stage1.with_suffix(".pt"), threads)
-        onnx_t, stage1_t, ul_t = [], [], []
+        fr = FrameReader(stage1, reader, threads=threads, px_per_mm=px_per_mm)
+        fr32 = FrameReader(FP32_STAGE1, FP32_READER, threads=threads, px_per_mm=px_per_mm) if compare_fp32 else None
+        ul = _ultralytics(pt, threads)
+        onnx_t, stage1_t, fp32_t, ul_t = [], [], [], []
         for i in range(frames + 2):
             image, view, _ = scenes[i % len(scenes)]
             table = view if calibrated else None
@@ -82,53 +97,47 @@ def run_bench(frames: int = 30, quick: bool = False, log=sys.stderr, stage1: Pat
             t2 = time.perf_counter()
             fr.detector.detect_crops(image, crops)
             t3 = time.perf_counter()
+            if fr32 is not None:
+                fr32(image, table)
+            t4 = time.perf_counter()
             if ul is not None:
-                warped, shape = _warped(fr, image, crops)
-                t4 = time.perf_counter()
-                ul(warped, imgsz=list(shape))
+                batches = _batches(fr, image, crops)
                 t5 = time.perf_counter()
+                for shape, warped in batches:
+                    ul(warped, imgsz=list(shape))
+                t6 = time.perf_counter()
             if i >= 2:  # two warm-up frames
                 onnx_t.append(t1 - t0)
                 stage1_t.append(t3 - t2)
+                fp32_t.append(t4 - t3)
                 if ul is not None:
-                    ul_t.append(t5 - t4)
+                    ul_t.append(t6 - t5)
         key = f"{threads}t_{'calibrated' if calibrated else 'tiles'}"
         results[key] = {"threads": threads, "calibrated": calibrated, "crops": len(crops),
                         "onnx_ms": _median_ms(onnx_t), "stage1_onnx_ms": _median_ms(stage1_t),
                         "ultralytics_ms": _median_ms(ul_t) if ul_t else None,
                         "speedup": round(statistics.median(ul_t) / statistics.median(onnx_t), 2) if ul_t else None,
                         "cards_found": len(res.cards)}
+        if fr32 is not None:
+            results[key]["fp32_onnx_ms"] = _median_ms(fp32_t)
+            results[key]["fp32_over_onnx"] = round(statistics.median(fp32_t) / statistics.median(onnx_t), 2)
         print(f"bench {key}: {results[key]}", file=log, flush=True)
-        if int8.is_file() and calibrated:
-            fr8 = FrameReader(int8, threads=threads, px_per_mm=px_per_mm)
-            t8 = []
-            for i in range(frames + 2):
-                image, view, _ = scenes[i % len(scenes)]
-                t0 = time.perf_counter()
-                fr8(image, view)
-                if i >= 2:
-                    t8.append(time.perf_counter() - t0)
-            results[key]["int8_onnx_ms"] = _median_ms(t8)
     head = results["2t_calibrated"]
     return {"frame": "1920x1080", "threads": 2, "calibrated": True, "px_per_mm": px_per_mm, "frames": frames,
             "onnx_ms": head["onnx_ms"],
             "ultralytics_ms": head["ultralytics_ms"], "speedup": head["speedup"], "stage1_onnx_ms": head["stage1_onnx_ms"],
-            "models": {"stage1": str(stage1.name), "reader": "card_reader.onnx"}, "configs": results}
+            "fp32_onnx_ms": head.get("fp32_onnx_ms"),
+            "models": {"stage1": stage1.name, "reader": reader.name, "ultralytics": pt.name}, "configs": results}
 
 
-def _warped(fr: FrameReader, image, crops):
-    """The exact crops and input shape the ONNX path used (for ultralytics' predict on the same inputs)."""
-    import math
+def _batches(fr: FrameReader, image, crops) -> list[tuple[tuple[int, int], list]]:
+    """[(input (h, w), warped crops)]: the exact batches and input shapes the ONNX stage 1 ran (for ultralytics'
+    predict on the same inputs)."""
+    from vision.detector import batches_by_shape, warp_crop
 
-    from vision.detector import warp_crop
-
-    warped = [warp_crop(image, c) for c in crops]
-    shape = fr.detector.imgsz
-    if any(c.zones for c in crops):
-        h = max(w.shape[0] for w in warped)
-        w_ = max(w.shape[1] for w in warped)
-        shape = (int(math.ceil(h / 32) * 32), int(math.ceil(w_ / 32) * 32))
-    return warped, shape
+    det = fr.detector
+    groups = batches_by_shape(crops, list(range(len(crops))), det.imgsz if not det.dynamic else None)
+    return [(shape or det.imgsz, [warp_crop(image, crops[i]) for i in idx]) for shape, idx in groups.items()]
 
 
 def _ultralytics(pt: Path, threads: int):

@@ -24,8 +24,11 @@ from rules.cards import CARD_LABELS, UNREADABLE
 from vision.detections import Detections
 from vision.onnx_runtime import ModelFileError, open_session
 
-DEFAULT_READER = Path(__file__).resolve().parents[1] / "models" / "card_reader.onnx"
-"""The committed stage-2 model."""
+FP32_READER = Path(__file__).resolve().parents[1] / "models" / "card_reader.onnx"
+"""The committed stage-2 model, float (the one training starts from and exports)."""
+DEFAULT_READER = FP32_READER.with_name("card_reader_int8.onnx")
+"""The stage-2 model the runtime uses: :data:`FP32_READER` quantised to int8 (7-bit weights, so it reads alike on
+every CPU: :func:`models.export.quantize_reader`), its calibration and turns kept."""
 
 CROP_SIZE = 40
 """Side of the classifier's square RGB input, pixels."""

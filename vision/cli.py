@@ -85,16 +85,23 @@ def register(app: typer.Typer) -> None:
     def bench(
         as_json: bool = typer.Option(False, "--json", help="Last line: one JSON object (contracts)."),
         frames: int = typer.Option(30, "--frames", min=1, help="Timed frames per configuration."),
-        quick: bool = typer.Option(False, "--quick", help="Headline case only (2 threads, calibrated, fp32)."),
-        stage1: Path | None = typer.Option(None, "--stage1", help="Stage-1 ONNX model (its .pt beside it)."),
+        quick: bool = typer.Option(False, "--quick", help="Headline case only (2 threads, calibrated)."),
+        stage1: Path | None = typer.Option(None, "--stage1", help="Stage-1 ONNX model (default: the runtime's)."),
+        reader: Path | None = typer.Option(None, "--reader", help="Stage-2 ONNX model (default: the runtime's)."),
+        pt: Path | None = typer.Option(None, "--pt", help="ultralytics weights of the baseline (default: the "
+                                       "stage-1 model's .pt beside it, else models/stage1.pt)."),
         px_per_mm: float = typer.Option(1.0, "--px-per-mm", min=0.3, max=3.0, help="Zone-crop resolution."),
     ) -> None:
-        """Time the whole detection per calibrated 1080p frame against ultralytics' predict."""
+        """Time the whole detection per calibrated 1080p frame against ultralytics' predict (and the float models)."""
         from vision.bench import run_bench
+        from vision.card_reader import DEFAULT_READER
         from vision.detector import DEFAULT_STAGE1
 
+        for path in (stage1, reader, pt):
+            if path is not None and not path.is_file():
+                raise BadInput(f"{path}: model file not found")
         result = run_bench(frames=frames, quick=quick, log=sys.stderr, stage1=stage1 or DEFAULT_STAGE1,
-                           px_per_mm=px_per_mm)
+                           reader=reader or DEFAULT_READER, px_per_mm=px_per_mm, pt=pt)
         print(json.dumps(result) if as_json else json.dumps(result, indent=2))
 
     eval_app = next((g.typer_instance for g in app.registered_groups if g.name == "eval"), None)

@@ -9,10 +9,17 @@ Two ways to look at a frame:
 * **Zone crops** (table file with calibration): every seat's zones and the
   dealer's card zone are rectified from the layout (mm) at ``px_per_mm`` through
   the calibration's homography, so indices appear upright-sized and the network
-  sees only the felt that matters, in one batch.
+  sees only the felt that matters; crops of one size share a batch.
+
+Two kinds of stage-1 graph: ultralytics' own export (``(B, 4 + nc, A)`` boxes, every
+anchor decoded in the graph) and the runtime's default, that graph cut before its box
+decoding and quantised to int8 (``pitwatch_head = levels`` in its metadata; only the
+anchors that clear the score are decoded, :func:`vision.onnx_runtime.decode_yolo_levels`).
 
 Example:
-    >>> det = Stage1Detector("models/stage1.onnx")          # doctest: +SKIP
+    >>> det = Stage1Detector()                                # doctest: +SKIP
+    >>> det.levels                                            # doctest: +SKIP
+    True
     >>> dets = det.detect_tiles(image)                        # doctest: +SKIP
 """
 
@@ -27,12 +34,20 @@ import numpy as np
 
 from api.errors import BadInput
 from vision.chip_side import DEFAULT_CHIP_SIDE
-from vision.detections import STAGE1_CLASSES, Detections
-from vision.onnx_runtime import ModelFileError, decode_yolo, letterbox, open_session, to_blob
+from vision.detections import BACK_ID, STAGE1_CLASSES, Detections
+from vision.onnx_runtime import (HEAD_LEVELS, ModelFileError, decode_yolo, decode_yolo_levels, int8_is_exact, letterbox,
+                                 open_session, to_blob)
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
-DEFAULT_STAGE1 = MODELS_DIR / "stage1.onnx"
-"""The committed stage-1 model (corner index, BACK, chip)."""
+FP32_STAGE1 = MODELS_DIR / "stage1.onnx"
+"""Stage 1 as ultralytics exported it, float (its weights: ``models/stage1.pt``)."""
+INT8_STAGE1 = MODELS_DIR / "stage1_int8.onnx"
+""":data:`FP32_STAGE1` cut before its box decoding (:func:`vision.onnx_runtime.decode_yolo_levels`) and quantised to
+int8 with 8-bit weights (``models/MODEL_CARD.md``, "Speed"): 1.9x the float pipeline on 2 cores."""
+DEFAULT_STAGE1 = INT8_STAGE1 if int8_is_exact() and INT8_STAGE1.is_file() else FP32_STAGE1
+"""The stage-1 model the runtime uses (corner index, BACK, chip): :data:`INT8_STAGE1` where this CPU's int8
+arithmetic cannot saturate (:func:`vision.onnx_runtime.int8_is_exact`: x86 VNNI, ARM dot product), else
+:data:`FP32_STAGE1`, slower and read alike everywhere."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +214,24 @@ def _crops_to_read(crops: list[Crop], thumbs: list[np.ndarray], memory: dict, th
     return todo
 
 
+def batches_by_shape(crops: list[Crop], todo: list[int], fixed: tuple[int, int] | None) -> dict:
+    """{network input (h, w) or None: [crop indices]}: the crops to read, batched by input shape.
+
+    A dynamic model reads each zone crop at its own size rounded up to the stride, never
+    rescaled (its scale is the calibration's px per mm), and crops of one size share a batch:
+    padding the dealer's and the discard rack's smaller crops to a seat's size cost more than
+    a second and third call (on a 1080p frame, 71 against 76 ms fp32, 53 against 56 ms int8).
+    Tiles and fixed-size models keep one batch at the model's own input size.
+    """
+    out: dict = {}
+    for i in todo:
+        c = crops[i]
+        key = None if fixed is not None or not c.zones else (int(math.ceil(c.size[1] / 32) * 32),
+                                                             int(math.ceil(c.size[0] / 32) * 32))
+        out.setdefault(key, []).append(i)
+    return out
+
+
 def warp_crop(image: np.ndarray, c: Crop) -> np.ndarray:
     """The crop's pixels: a plain slice for tiles, a perspective warp (bilinear, grey 114 outside) for zones."""
     if np.allclose(c.M[:2, :2], np.eye(2)) and np.allclose(c.M[2], [0, 0, 1]):
@@ -223,7 +256,8 @@ class Stage1Detector:
     """The stage-1 ONNX model with its pre- and post-processing.
 
     Args:
-        model: path of the ``.onnx`` file (default :data:`DEFAULT_STAGE1`).
+        model: path of the ``.onnx`` file (default :data:`DEFAULT_STAGE1`): ultralytics' export, or one cut
+            before its box decoding (:func:`models.export.split_stage1_head`; then :attr:`levels` is True).
         threads: onnxruntime intra-op threads (None = one per core).
         conf: minimum score kept; iou: NMS IoU threshold.
 
@@ -246,8 +280,15 @@ class Stage1Detector:
             sz = eval(meta.get("imgsz", "[320, 320]"), {"__builtins__": {}})  # ultralytics stores "[h, w]"
             self.imgsz = (int(sz[0]), int(sz[1]))
         self.dynamic = len(fixed) != 2 or not isinstance(shape[0], int)
-        out_shape = self.session.get_outputs()[0].shape
-        nc = out_shape[1] - 4 if isinstance(out_shape[1], int) else len(STAGE1_CLASSES)
+        outputs = self.session.get_outputs()
+        self.levels = meta.get("pitwatch_head") == HEAD_LEVELS  # cut before its box decoding
+        if self.levels:
+            if len(outputs) % 2 or not outputs:
+                raise ModelFileError(f"{self.path}: a head given per level needs (boxes, classes) output pairs")
+            nc = outputs[1].shape[1] if isinstance(outputs[1].shape[1], int) else len(STAGE1_CLASSES)
+        else:
+            out_shape = outputs[0].shape
+            nc = out_shape[1] - 4 if isinstance(out_shape[1], int) else len(STAGE1_CLASSES)
         if nc != len(STAGE1_CLASSES):
             raise ModelFileError(f"{self.path}: expected a {len(STAGE1_CLASSES)}-class stage-1 model "
                                  f"({', '.join(STAGE1_CLASSES)}), got {nc} classes")
@@ -271,12 +312,16 @@ class Stage1Detector:
         boxed = [letterbox(im, shape, scaleup=scaleup) for im in images]
         blob = to_blob([b[0] for b in boxed])
         if self.dynamic:
-            outs = self.session.run(None, {self.input_name: blob})[0]
+            outs = self.session.run(None, {self.input_name: blob})
         else:  # a fixed-batch model runs one image at a time
-            outs = np.concatenate([self.session.run(None, {self.input_name: blob[i:i + 1]})[0]
-                                   for i in range(len(blob))])
+            runs = [self.session.run(None, {self.input_name: blob[i:i + 1]}) for i in range(len(blob))]
+            outs = [np.concatenate([r[k] for r in runs]) for k in range(len(runs[0]))]
+        if self.levels:
+            decoded = decode_yolo_levels(outs, blob.shape[2:], self.conf, self.iou)
+        else:
+            decoded = decode_yolo(outs[0], self.conf, self.iou)
         results = []
-        for (xyxy, score, cls), (_, lb) in zip(decode_yolo(outs, self.conf, self.iou), boxed):
+        for (xyxy, score, cls), (_, lb) in zip(decoded, boxed):
             results.append(Detections(xyxy=lb.to_image(xyxy), class_id=cls, score=score))
         return results
 
@@ -309,13 +354,10 @@ class Stage1Detector:
             todo = _crops_to_read(crops, thumbs, memory, change_threshold, settle_frames)
         # only the crops to be read are cut at full resolution
         warped = {i: warp_crop(image, crops[i]) for i in todo}
-        shape, zoned = self.imgsz, any(c.zones for c in crops)
-        if self.dynamic and zoned:
-            # one common input for the batch: the largest crop rounded up to the stride, no rescaling
-            h = max(crops[i].size[1] for i in todo) if todo else 32
-            w_ = max(crops[i].size[0] for i in todo) if todo else 32
-            shape = (int(math.ceil(h / 32) * 32), int(math.ceil(w_ / 32) * 32))
-        fresh = dict(zip(todo, self.infer([warped[i] for i in todo], shape, scaleup=not zoned))) if todo else {}
+        fresh = {}
+        for shape, batch in batches_by_shape(crops, todo, self.imgsz if not self.dynamic else None).items():
+            zoned = bool(crops[batch[0]].zones)
+            fresh.update(zip(batch, self.infer([warped[i] for i in batch], shape or self.imgsz, scaleup=not zoned)))
         parts = []
         for i, c in enumerate(crops):
             if i not in fresh:
@@ -407,7 +449,7 @@ STACK_SAME_MM = 20.0
 
 
 def _outer_boxes_dropped(xyxy: np.ndarray, rows: np.ndarray, slack_px: float = 4.0) -> np.ndarray:
-    """``rows`` (chip-stack rows of ``xyxy``, (N, 4) px) without any box that wholly contains another of them.
+    """``rows`` (rows of one class in ``xyxy``, (N, 4) px) without any box that wholly contains another of them.
 
     Stage 1 now and then boxes a seat's main wager and match-the-dealer wager together as well as each alone: the
     outer box stands on neither spot, reads as an unvalued stack, and would hide the wager its fitted base lands on.
@@ -420,6 +462,24 @@ def _outer_boxes_dropped(xyxy: np.ndarray, rows: np.ndarray, slack_px: float = 4
         if not inner:
             keep.append(r)
     return np.asarray(keep, dtype=rows.dtype)
+
+
+def _outer_backs_dropped(dets: Detections) -> Detections:
+    """``dets`` without any ``BACK`` box that wholly contains another ``BACK`` box.
+
+    Stage 1 now and then boxes one face-down card twice, tightly and loosely around it, and the two boxes' IoU
+    is under the NMS threshold; their centres lie a few mm apart, so the tracker saw two cards (seed 7113 at 4K:
+    one burn card near the frame's edge read as two, and a false `dealing_order`). The tight box is the card.
+    """
+    backs = np.flatnonzero(dets.class_id == BACK_ID)
+    if len(backs) < 2:
+        return dets
+    outer = np.setdiff1d(backs, _outer_boxes_dropped(dets.xyxy, backs))
+    if not len(outer):
+        return dets
+    keep = np.ones(len(dets), bool)
+    keep[outer] = False
+    return dets[keep]
 
 
 def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
@@ -620,6 +680,7 @@ class FrameReader:
         h, w = image.shape[:2]
         dets = self.detector.detect_crops(image, self.crops_for(table, w, h), memory=self.memory,
                                           settle_frames=self.settle_frames)
+        dets = _outer_backs_dropped(dets)
         dets = self.reader.read_detections(image, dets, cache=self._readings)
         Hinv = np.linalg.inv(table.homography) if table is not None else None
         squares = dets.data.get("index_square")
