@@ -162,3 +162,21 @@ def test_the_int8_card_reader_keeps_the_float_readers_calibration_and_turns():
     fast, slow = CardReader(INT8[1]), CardReader(FP32_READER)
     assert (fast.temperature, fast.threshold, fast.turns, fast.combine) == \
         (slow.temperature, slow.threshold, slow.turns, slow.combine)
+
+
+def test_a_new_table_view_never_gets_the_zone_crops_of_a_freed_one():
+    # ids are unique only among live objects: one view per rendered frame (eval detect) once read a frame through
+    # an earlier frame's crops when the new view got the freed view's id
+    from vision.bench import bench_scene
+    from vision.detector import FrameReader, zone_crops
+
+    fr = FrameReader(threads=1)
+    _, view_a, _ = bench_scene(0)
+    image, view_b, _ = bench_scene(1)
+    w, h = image.shape[1], image.shape[0]
+    stale = fr.crops_for(view_a, w, h)
+    fr._crops[(id(view_b), w, h)] = (view_a, stale)  # as if view_b had been given view_a's freed id
+    got = fr.crops_for(view_b, w, h)
+    want = zone_crops(view_b.layout, view_b.homography, image_size=(w, h))
+    assert [c.name for c in got] == [c.name for c in want]
+    assert all(np.allclose(a.M, b.M) for a, b in zip(got, want))

@@ -664,11 +664,15 @@ class FrameReader:
 
     def crops_for(self, table: TableView | None, width: int, height: int) -> list[Crop]:
         """The crops for a frame size (zone crops with a table, tiles without), cached per size."""
+        # an id is unique only among live objects: each entry keeps its table, so a freed view's id handed to a new
+        # view (one view per rendered frame in `eval detect`) cannot bring back the old view's crops
         key = (id(table), width, height)
-        if key not in self._crops:
-            self._crops[key] = (zone_crops(table.layout, table.homography, self.px_per_mm, image_size=(width, height))
-                                if table is not None else tile_crops(width, height, self.tile))
-        return self._crops[key]
+        hit = self._crops.get(key)
+        if hit is None or hit[0] is not table:
+            hit = self._crops[key] = (table, zone_crops(table.layout, table.homography, self.px_per_mm,
+                                                        image_size=(width, height))
+                                      if table is not None else tile_crops(width, height, self.tile))
+        return hit[1]
 
     def __call__(self, image: np.ndarray, table: TableView | None = None) -> FrameResult:
         """Detect, read and group everything in one BGR frame ((H, W, 3) uint8)."""
@@ -742,10 +746,11 @@ class FrameReader:
             if any(math.dist(c, b) < STACK_SAME_MM for b in bases):  # a stage-1 stack on a spot has its centre
                 continue
             key = (id(table), z.name)
-            if key not in self._spot_boxes:
-                self._spot_boxes[key] = (_cylinder_box(cam, c, SLOTS * CHIP_THICKNESS_MM),
-                                         chip_geometry(cam, c)[0] >= MIN_PX_PER_CHIP)
-            box, countable = self._spot_boxes[key]
+            hit = self._spot_boxes.get(key)
+            if hit is None or hit[0] is not table:  # the table kept, as in crops_for
+                hit = self._spot_boxes[key] = (table, _cylinder_box(cam, c, SLOTS * CHIP_THICKNESS_MM),
+                                               chip_geometry(cam, c)[0] >= MIN_PX_PER_CHIP)
+            _, box, countable = hit
             if not countable or box is None:
                 continue
             live = self._probe_memory is not None
