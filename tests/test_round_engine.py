@@ -43,6 +43,21 @@ class Table:
         self.engine.finish(int(self.t * 10) + 20, self.t + 2)
         return self
 
+    def at_once(self, dt, *zone_values):
+        """Chip changes seen together ``dt`` seconds on, fed in one step without letting time pass after it."""
+        self.t += dt
+        changes = []
+        for zone, value in zone_values:
+            before, self.chips[zone] = self.chips.get(zone, 0), value
+            changes.append(ZoneChange("chips", zone, int(self.t * 10), self.t, 0, self.t, before=before, after=value))
+        self.engine.step(int(self.t * 10), self.t, changes)
+        return self
+
+    def wait(self, seconds):
+        self.t += seconds
+        self.engine.step(int(self.t * 10), self.t, [])
+        return self
+
     @property
     def alerts(self):
         return [(a.type, a.seat, a.expected, a.observed) for r in self.engine.rounds for a in r.alerts]
@@ -83,6 +98,21 @@ def test_chips_added_to_a_wager_after_the_first_card_are_past_posting():
     first, hole = standard_deal(["5H", "7C"], "KS")
     t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first[:1]).chips_to("seat3.mtd", 10)
     assert ("past_posting", 3, 5, 10) in t.alerts
+
+
+def test_a_losing_mtd_stack_carried_across_the_main_spot_is_no_past_posting():
+    # 4K seed 7124: the dealer slid the collected match-the-dealer chips past the main wager, read there for 0.3 s
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+         .at_once(1.0, ("seat3.mtd", 0), ("seat3.main", 30)).at_once(0.3, ("seat3.main", 25)).wait(2.0))
+    assert t.alerts == []
+
+
+def test_chips_added_as_a_stack_is_collected_and_left_there_are_still_past_posting():
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).at_once(
+        1.0, ("seat3.mtd", 0), ("seat3.main", 30)).wait(2.0)
+    assert ("past_posting", 3, 25, 30) in t.alerts
 
 
 def test_chips_taken_from_a_wager_before_settlement_are_pinching():

@@ -78,3 +78,14 @@ def test_two_overlapping_face_down_cards_stay_two():
     d = Detections(xyxy=np.array([[100, 100, 200, 240], [150, 120, 250, 260]], np.float32),
                    class_id=np.array([1, 1]), score=np.array([0.8, 0.7], np.float32))
     assert len(_outer_backs_dropped(d)) == 2
+
+
+def test_a_face_down_box_on_an_empty_betting_spot_is_the_printed_spot_not_a_card():
+    from vision.detector import _backs_on_spots_dropped
+
+    # bundled sample, seat 3: the new stage 1 boxed the empty dark match-the-dealer and bonus spots as BACK
+    d = Detections(xyxy=np.zeros((3, 4), np.float32), class_id=np.array([1, 1, 1]),
+                   score=np.array([0.34, 0.32, 0.9], np.float32))
+    d.data["layout_mm"] = np.array([[1314.9, 769.6], [1212.7, 810.3], [1200.0, 560.0]])  # mtd, bonus, seat 3 cards
+    kept = _backs_on_spots_dropped(d, LAYOUT)
+    assert kept.score.tolist() == [np.float32(0.9)]

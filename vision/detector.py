@@ -482,6 +482,28 @@ def _outer_backs_dropped(dets: Detections) -> Detections:
     return dets[keep]
 
 
+def _backs_on_spots_dropped(dets: Detections, layout) -> Detections:
+    """``dets`` without the ``BACK`` boxes whose centre (``data["layout_mm"]``) lies inside a betting spot's circle.
+
+    No card is dealt face down onto a betting spot, while an empty spot printed dark reads to stage 1 like a
+    card's back: the sixteenth session's stage 1 boxed the empty match-the-dealer and bonus spots of the bundled
+    sample's seat 3 as ``BACK`` at 0.32-0.34, drawn on the overlay as face-down cards.
+    """
+    backs = np.flatnonzero(dets.class_id == BACK_ID)
+    spots = layout.spots()
+    if not len(backs) or not spots or "layout_mm" not in dets.data:
+        return dets
+    centres = np.array([z.circle.center for z in spots], np.float64)
+    radii = np.array([z.circle.radius for z in spots], np.float64)
+    at = np.asarray(dets.data["layout_mm"], np.float64)[backs]
+    inside = (np.linalg.norm(at[:, None, :] - centres[None], axis=2) < radii[None]).any(1)
+    if not inside.any():
+        return dets
+    keep = np.ones(len(dets), bool)
+    keep[backs[inside]] = False
+    return dets[keep]
+
+
 def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
     """The betting spot (zone with a printed circle) whose centre is within ``reach_mm`` of ``point_mm``, or None."""
     best, best_d = None, reach_mm
@@ -690,6 +712,8 @@ class FrameReader:
         squares = dets.data.get("index_square")
         if Hinv is not None:  # (N, 2) layout mm of each detection, for the grouping and the tracker
             dets.data["layout_mm"] = _layout_mm(dets, squares, Hinv)
+            dets = _backs_on_spots_dropped(dets, table.layout)
+            squares = dets.data.get("index_square")
         on_print = None
         if Hinv is not None and len(dets):
             on_print = np.array(table.layout.on_printed_words(dets.data["layout_mm"]), bool)

@@ -69,6 +69,10 @@ LATE_TOLERANCE_S = 0.6
 """A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
 PINCH_WAIT_S = 6.0
 """An emptied spot whose settling moment has not come after this long is judged as pinching."""
+TRANSIT_S = 0.6
+"""A wager seen grown as another wager stack is taken within this long of it may be that stack carried across its
+spot by the dealer collecting it (4K seed 7124: a losing match-the-dealer stack slid past the main wager's spot read
+there as a $5 past-posting): the growth is judged this long after it, past-posting only if it stayed."""
 SAME_SPOT_S = 0.35
 """Two cards arriving on one spot this close in time are one card (cards to one spot come a pass of the deal apart,
 at least ~0.8 s even with one player)."""
@@ -209,6 +213,7 @@ class RoundRecord:
     pickup_done_s: float | None = None
     phase: str = "betting"
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
+    pending_growths: list = field(default_factory=list)  # (seat, wager, change, value before): grown as a stack went
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     clear_t: float | None = None                        # when the table last became clear of cards
     clear_chips: dict = field(default_factory=dict)     # the chips on the table at that moment
@@ -347,6 +352,8 @@ class RoundEngine:
             events += self._process(ch)
         if self.current is not None and self.current.pending_drops:
             events += self._judge_drops(self.current, t_s - self.latency_s)
+        if self.current is not None and self.current.pending_growths:
+            events += self._judge_growths(self.current, t_s - self.latency_s)
         if self.current is not None and self.current.hidden_wagers:
             self._forget_hidden_wagers(self.current, t_s - self.latency_s)
         events += self._check_round_end()
@@ -533,6 +540,9 @@ class RoundEngine:
             # the stack is back: an emptied reading before was a hand over it, not a collection
             r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (seat, kind)]
         after = ch.after or 0
+        if after > (wager or 0) and (not wager or kind not in s.settled_t) and self._stack_taken_near(ch):
+            r.pending_growths.append((seat, kind, ch, wager or 0))  # perhaps a collected stack carried across
+            return events
         if not wager:
             if after:
                 events += self._alert(r, "past_posting", seat, ch, expected=0, observed=after, wager=kind,
@@ -564,6 +574,41 @@ class RoundEngine:
                                   rule=_wager_rule(self.profile, kind),
                                   message=f"chips taken from seat {seat}'s {kind} wager before it was settled: "
                                           f"${money_json(_money(wager))} -> ${money_json(_money(after))}")
+        return events
+
+    def _stack_taken_near(self, ch: ZoneChange) -> bool:
+        """Whether another wager stack went within :data:`TRANSIT_S` of the change ``ch`` (seen, or still held in
+        the queue): a dealer collecting it may be carrying it across ``ch``'s spot."""
+        def near(zone: str, t_s: float) -> bool:
+            return zone != ch.zone and abs(t_s - ch.t_s) <= TRANSIT_S
+
+        if any(near(z, t) for z, (t, _) in self._wager_gone.items()):
+            return True
+        return any(c.kind == "chips" and c.after == 0 and c.before and _zone_parts(c.zone)[1] in WAGERS
+                   and near(c.zone, c.t_s) for _, _, c in self._queue)
+
+    def _judge_growths(self, r: RoundRecord, now_t: float, force: bool = False) -> list[Event]:
+        """Wagers grown as another stack was taken, :data:`TRANSIT_S` on: back to their wager, the growth was that
+        stack carried across the spot; still grown, chips were added after the first card (13:69F-2.3)."""
+        events: list[Event] = []
+        keep = []
+        for seat, kind, ch, wager in r.pending_growths:
+            if not force and now_t - ch.t_s < TRANSIT_S:
+                keep.append((seat, kind, ch, wager))
+                continue
+            now = self._chips.get(ch.zone)
+            if now is None or now <= wager:
+                continue
+            if not wager:
+                events += self._alert(r, "past_posting", seat, ch, expected=0, observed=now, wager=kind,
+                                      rule=_wager_rule(self.profile, kind),
+                                      message=f"chips placed on seat {seat}'s {kind} wager after the first card")
+            else:
+                events += self._alert(r, "past_posting", seat, ch, expected=wager, observed=now, wager=kind,
+                                      rule=_wager_rule(self.profile, kind),
+                                      message=f"seat {seat}'s {kind} wager grew from ${money_json(_money(wager))} to "
+                                              f"${money_json(_money(now))} after the first card")
+        r.pending_growths = keep
         return events
 
     def _unvalued_wager_change(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
@@ -1423,10 +1468,11 @@ class RoundEngine:
         r = self.current
         if r is None:
             return []
+        held = self._judge_growths(r, t_s, force=True) if r.pending_growths else []
         if r.end_s is None:
             r.end_s = t_s
         self.current = None
-        return [Event("round_ended", t_s, self._now_frame, r.index, {"complete": complete})]
+        return held + [Event("round_ended", t_s, self._now_frame, r.index, {"complete": complete})]
 
     # -- alerts ------------------------------------------------------------------------------------
 
