@@ -20,8 +20,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from rules.cards import CARD_LABELS, UNREADABLE
+from rules.cards import CARD_LABELS, RED_SUITS, UNREADABLE
 from vision.detections import Detections
+from vision.ink import black_ink_only, frame_in_colour
 from vision.onnx_runtime import ModelFileError, open_session
 
 FP32_READER = Path(__file__).resolve().parents[1] / "models" / "card_reader.onnx"
@@ -163,6 +164,7 @@ class CardReader:
         self.threshold = float(threshold if threshold is not None else meta.get("threshold", 0.5))
         self.size = int(meta.get("crop", CROP_SIZE))
         self.margin = float(meta.get("margin", CROP_MARGIN))
+        self._red = np.array([c[-1] in RED_SUITS for c in self.classes])
         self.turns = tuple(int(t) for t in (turns if turns is not None else json.loads(meta.get("turns", "[0]"))))
         self.combine = combine or meta.get("combine", "best")
         if self.combine not in COMBINE or not self.turns or any(t % 90 for t in self.turns):
@@ -193,7 +195,8 @@ class CardReader:
 
         Returns:
             ((N,) object labels (a card or ``unreadable``), (N,) float32 calibrated score of the top card,
-            (N, 52) float32 probabilities).
+            (N, 52) float32 probabilities, the red cards' set to 0 for an index showing no red ink in a colour
+            frame: :mod:`vision.ink`).
         """
         boxes = np.asarray(xyxy).reshape(-1, 4)
         if squares is not None:
@@ -201,6 +204,12 @@ class CardReader:
         else:
             crops = [index_crop(image, b, self.size, self.margin) for b in boxes]
         p = self.probabilities(crops)
+        if len(p) and frame_in_colour(image):
+            black = black_ink_only(crops)
+            if black.any():  # no red ink on the index: its red readings are impossible, not merely unlikely
+                # removed, not renormalised: read among the black cards alone the reader names more cards but
+                # guesses (`eval detect`: martinabeleda precision 0.82 -> 0.71, held-out webcam 0.92 -> 0.89)
+                p[np.ix_(black, self._red)] = 0.0
         top = p.argmax(1) if len(p) else np.zeros(0, np.int64)
         score = p[np.arange(len(p)), top] if len(p) else np.zeros(0, np.float32)
         labels = np.array([self.classes[t] if s >= self.threshold else UNREADABLE for t, s in zip(top, score)],
