@@ -72,7 +72,8 @@ PINCH_WAIT_S = 6.0
 TRANSIT_S = 0.6
 """A wager seen grown as another wager stack is taken within this long of it may be that stack carried across its
 spot by the dealer collecting it (4K seed 7124: a losing match-the-dealer stack slid past the main wager's spot read
-there as a $5 past-posting): the growth is judged this long after it, past-posting only if it stayed."""
+there as a $5 past-posting): the growth is judged this long after it, past-posting only if it stayed. Chips added
+while another stack is being collected are therefore raised this much later than the engine's latency alone."""
 SAME_SPOT_S = 0.35
 """Two cards arriving on one spot this close in time are one card (cards to one spot come a pass of the deal apart,
 at least ~0.8 s even with one player)."""
