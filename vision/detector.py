@@ -474,12 +474,7 @@ def _outer_backs_dropped(dets: Detections) -> Detections:
     backs = np.flatnonzero(dets.class_id == BACK_ID)
     if len(backs) < 2:
         return dets
-    outer = np.setdiff1d(backs, _outer_boxes_dropped(dets.xyxy, backs))
-    if not len(outer):
-        return dets
-    keep = np.ones(len(dets), bool)
-    keep[outer] = False
-    return dets[keep]
+    return _rows_dropped(dets, np.setdiff1d(backs, _outer_boxes_dropped(dets.xyxy, backs)))
 
 
 def _backs_on_spots_dropped(dets: Detections, layout) -> Detections:
@@ -497,10 +492,15 @@ def _backs_on_spots_dropped(dets: Detections, layout) -> Detections:
     radii = np.array([z.circle.radius for z in spots], np.float64)
     at = np.asarray(dets.data["layout_mm"], np.float64)[backs]
     inside = (np.linalg.norm(at[:, None, :] - centres[None], axis=2) < radii[None]).any(1)
-    if not inside.any():
+    return _rows_dropped(dets, backs[inside])
+
+
+def _rows_dropped(dets: Detections, rows: np.ndarray) -> Detections:
+    """``dets`` without the rows ``rows`` (indices; ``dets`` itself when there are none)."""
+    if not len(rows):
         return dets
     keep = np.ones(len(dets), bool)
-    keep[backs[inside]] = False
+    keep[rows] = False
     return dets[keep]
 
 

@@ -214,7 +214,7 @@ class RoundRecord:
     pickup_done_s: float | None = None
     phase: str = "betting"
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
-    pending_growths: list = field(default_factory=list)  # (seat, wager, change, value before): grown as a stack went
+    pending_growths: list = field(default_factory=list)  # (seat, wager, change, its value then): grown as a stack went
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     clear_t: float | None = None                        # when the table last became clear of cards
     clear_chips: dict = field(default_factory=dict)     # the chips on the table at that moment
@@ -546,9 +546,7 @@ class RoundEngine:
             return events
         if not wager:
             if after:
-                events += self._alert(r, "past_posting", seat, ch, expected=0, observed=after, wager=kind,
-                                      rule=_wager_rule(self.profile, kind),
-                                      message=f"chips placed on seat {seat}'s {kind} wager after the first card")
+                events += self._past_posting(r, seat, kind, ch, 0, after)
             return events
         settled = kind in s.settled_t
         if after == 0 and not settled and kind == "bonus" and self._bonus_unpaid(s):
@@ -566,10 +564,7 @@ class RoundEngine:
         if settled:
             return events
         if after > wager:
-            events += self._alert(r, "past_posting", seat, ch, expected=wager, observed=after, wager=kind,
-                                  rule=_wager_rule(self.profile, kind),
-                                  message=f"seat {seat}'s {kind} wager grew from ${money_json(_money(wager))} to "
-                                          f"${money_json(_money(after))} after the first card")
+            events += self._past_posting(r, seat, kind, ch, wager, after)
         elif after < wager:
             events += self._alert(r, "pinching", seat, ch, expected=wager, observed=after, wager=kind,
                                   rule=_wager_rule(self.profile, kind),
@@ -598,19 +593,22 @@ class RoundEngine:
                 keep.append((seat, kind, ch, wager))
                 continue
             now = self._chips.get(ch.zone)
-            if now is None or now <= wager:
-                continue
-            if not wager:
-                events += self._alert(r, "past_posting", seat, ch, expected=0, observed=now, wager=kind,
-                                      rule=_wager_rule(self.profile, kind),
-                                      message=f"chips placed on seat {seat}'s {kind} wager after the first card")
-            else:
-                events += self._alert(r, "past_posting", seat, ch, expected=wager, observed=now, wager=kind,
-                                      rule=_wager_rule(self.profile, kind),
-                                      message=f"seat {seat}'s {kind} wager grew from ${money_json(_money(wager))} to "
-                                              f"${money_json(_money(now))} after the first card")
+            if now is not None and now > wager:
+                events += self._past_posting(r, seat, kind, ch, wager, now)
         r.pending_growths = keep
         return events
+
+    def _past_posting(self, r: RoundRecord, seat: int, kind: str, ch: ZoneChange, wager: float,
+                      observed: float) -> list[Event]:
+        """The alert for chips added to seat ``seat``'s ``kind`` wager (``wager`` dollars, 0 for none) after the
+        first card, the spot now showing ``observed`` dollars (13:69F-2.3 and the side bets' sections)."""
+        if not wager:
+            message = f"chips placed on seat {seat}'s {kind} wager after the first card"
+        else:
+            message = (f"seat {seat}'s {kind} wager grew from ${money_json(_money(wager))} to "
+                       f"${money_json(_money(observed))} after the first card")
+        return self._alert(r, "past_posting", seat, ch, expected=wager, observed=observed, wager=kind,
+                           rule=_wager_rule(self.profile, kind), message=message)
 
     def _unvalued_wager_change(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
         """A wager seen but never valued: only its going matters (a collection, judged as for a valued wager);
