@@ -425,3 +425,15 @@ def test_a_mark_on_a_court_cards_face_read_unsurely_as_another_card_is_not_a_car
 
 def test_a_card_read_surely_across_a_cards_face_is_a_card():
     assert sorted(a_king_and_a_mark_on_its_face("5D", 0.97)) == ["5D", "KS"]
+
+
+def test_a_box_read_unsurely_between_two_cards_indices_does_not_make_them_one_card():
+    """Rendered hold-out seed 9003: stage 1 boxed an 8H's index (read 8H at 0.98), the 6D's index dealt over it 12 mm
+    on (6D at 0.99), and a third box across both (unsure: 6D at 0.36). The third box is part of each; it must not
+    chain the two into one card, which read 6D and lost the 8H."""
+    unsure = np.full(52, 0.44 / 50, np.float32)
+    unsure[CARD_LABELS.index("6D")], unsure[CARD_LABELS.index("8H")] = 0.36, 0.2
+    d = corners([[1539, 301, 1568, 330], [1545, 303, 1578, 336], [1555, 311, 1583, 339]],
+                [one_hot("8H", 0.98), unsure, one_hot("6D", 0.99)], zone="seat2.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[1353, 394], [1358, 397], [1363, 401]]))
+    assert sorted(c.label for c in cards) == ["6D", "8H"]

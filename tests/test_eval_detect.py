@@ -41,3 +41,16 @@ def test_per_design_frames_are_reported_apart_from_the_held_out_design(tmp_path)
     assert set(result["sets"]) == {"rendered", "rendered:proc-roboto-large"}
     design = result["sets"]["rendered:proc-roboto-large"]
     assert design["deck"] == "proc-roboto-large" and 0.0 <= design["card_identity"] <= 1.0
+
+
+def test_cards_whose_every_index_is_half_covered_are_scored_apart_as_well():
+    """The issue's per-card identity counts every card with an index at least half in view; a card whose indices
+    are all half under the next card dealt may show its rank and not its suit, so the whole-index figure is given
+    beside it."""
+    tally = Tally()
+    tally.add_card(True, 24.0, whole=True)
+    tally.add_card(False, 24.0, whole=False)
+    tally.add_card(False, 12.0, whole=True)  # under the target's index height: in neither figure at 20 px
+    s = tally.summary()
+    assert (s["card_identity_index_ge_20px"], s["cards_with_index_ge_20px"]) == (0.5, 2)
+    assert (s["card_identity_index_whole_ge_20px"], s["cards_with_index_whole_ge_20px"]) == (1.0, 1)

@@ -39,6 +39,8 @@ from vision.detector import FrameReader, TableView
 HEIGHT_BINS = (0, 10, 14, 18, 22, 30, 40, 60, 100, 10000)
 """Index-height bins, pixels (lower edges)."""
 TARGET_INDEX_PX = 20
+WHOLE_INDEX = 0.95
+"""Share of a corner index in view above which it counts as wholly in view (the renderer's visibility grid)."""
 """The issue's identity target (99.5 %) holds for corner indices at least this tall, image pixels."""
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,14 +57,24 @@ class Tally:
         self.at_target = [0, 0]  # [right, read] among indices >= TARGET_INDEX_PX tall
         self.cards_at_target = [0, 0]  # [named right, cards] among cards whose tallest visible index is >= target
         self.cards_all = [0, 0]
+        self.whole_at_target = [0, 0]  # the same, among cards with a corner index wholly in view
 
-    def add_card(self, right: bool, index_h: float) -> None:
-        """One physical card with at least one corner index in view: named right in ``cards`` or not."""
+    def add_card(self, right: bool, index_h: float, whole: bool = True) -> None:
+        """One physical card with at least one corner index in view: named right in ``cards`` or not.
+
+        Args:
+            index_h: height of its tallest corner index in view, image px.
+            whole: some corner index shows whole (at least :data:`WHOLE_INDEX` of it): a card whose every index
+                is half covered by the next card dealt may show its rank but not its suit.
+        """
         self.cards_all[0] += int(right)
         self.cards_all[1] += 1
         if index_h >= TARGET_INDEX_PX:
             self.cards_at_target[0] += int(right)
             self.cards_at_target[1] += 1
+            if whole:
+                self.whole_at_target[0] += int(right)
+                self.whole_at_target[1] += 1
 
     def add_sets(self, truth: list[str], pred: list[str]) -> None:
         t, p = Counter(truth), Counter(x for x in pred if x != UNREADABLE)
@@ -108,7 +120,11 @@ class Tally:
                 **({"card_identity": _r(self.cards_all[0] / self.cards_all[1]),
                     f"card_identity_index_ge_{TARGET_INDEX_PX}px": _r(self.cards_at_target[0] / self.cards_at_target[1]
                                                                       if self.cards_at_target[1] else None),
-                    f"cards_with_index_ge_{TARGET_INDEX_PX}px": self.cards_at_target[1]} if self.cards_all[1] else {})}
+                    f"cards_with_index_ge_{TARGET_INDEX_PX}px": self.cards_at_target[1],
+                    f"card_identity_index_whole_ge_{TARGET_INDEX_PX}px": _r(
+                        self.whole_at_target[0] / self.whole_at_target[1] if self.whole_at_target[1] else None),
+                    f"cards_with_index_whole_ge_{TARGET_INDEX_PX}px": self.whole_at_target[1]}
+                 if self.cards_all[1] else {})}
 
 
 def _r(x):
@@ -242,7 +258,8 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
             mine = [k for k, o in enumerate(owner) if o == i]
             if mine:
                 tally.add_card(any(read[k] == c.label for k in mine),
-                               max(float(boxes[k][3] - boxes[k][1]) for k in mine))
+                               max(float(boxes[k][3] - boxes[k][1]) for k in mine),
+                               whole=max(c.index_visible, default=0.0) >= WHOLE_INDEX)
         # chips: each truth stack of <= 10 chips matched to the detected stack read standing on its betting spot,
         # else to the one overlapping it most. Stage 1 boxes a stack in its seat's rectified crop, and that box's
         # image bounds match the stack's silhouette loosely (IoU 0.26-0.55 for stacks read right), so IoU alone

@@ -8,7 +8,10 @@ identity, 180 degrees apart).  Indices are grouped in three steps, then what is 
    calibration) and agree on the card are one index.  So is **part of an index boxed again**: stage 1 now and then
    boxes the lower half of an index (with a pip of the card over it) beside its whole box; a box read below
    ``threshold`` whose centre lies inside a box read surely is that index, and has no say in what it reads (seed
-   7117 at 4K: the 3S's corner boxed twice, the half box read unreadable, dealt as a card out of turn).
+   7117 at 4K: the 3S's corner boxed twice, the half box read unreadable, dealt as a card out of turn). Neither join
+   may bring two indices read surely as different cards into one: a box read unsurely across the indices of two
+   fanned cards is part of each, and chained them into one card that lost one of them (rendered hold-out seed 9003:
+   an 8H under a 6D). Nearest pairs join first.
 2. **Two corners of one card**: indices that agree on the card and lie a card's
    diagonal apart.  On the layout that is :data:`CORNER_PAIR_MM` (the index centres of
    a 63.5 x 88.9 mm card are ~88 mm apart on the renders; 98 % of true pairs and 0.7 % of
@@ -265,21 +268,33 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
             i = parent[i]
         return i
 
-    dist = _distances(pos, unit)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if dist[i, j] < dup and _agree(P, i, j, min_agree):
-                parent[root(j)] = root(i)
-    # 1b. part of an index boxed again, read unsurely, is that index (and has no say in what it reads)
     sure = P.max(1) >= threshold if n else np.zeros(0, bool)
+    # the cards read surely in each cluster: an unsure box between two indices must not chain them into one card
+    sure_cards = {i: {int(P[i].argmax())} if sure[i] else set() for i in range(n)}
+
+    def join(i: int, j: int, direct: bool = False) -> bool:
+        ri, rj = root(i), root(j)
+        if ri == rj:
+            return True
+        if not direct and len(sure_cards[ri] | sure_cards[rj]) > 1:
+            return False
+        parent[rj] = ri
+        sure_cards[ri] |= sure_cards.pop(rj)
+        return True
+
+    dist = _distances(pos, unit)
+    close = [(float(dist[i, j]), i, j) for i in range(n) for j in range(i + 1, n) if dist[i, j] < dup]
+    for _, i, j in sorted(close):  # nearest first: a box between two indices joins the one it overlaps most
+        if _agree(P, i, j, min_agree):
+            join(i, j, direct=bool(sure[i] and sure[j]))
+    # 1b. part of an index boxed again, read unsurely, is that index (and has no say in what it reads)
     boxes = dets.xyxy[rows]
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     weight = np.ones(n)
     for j in np.flatnonzero(~sure):
         inside = [i for i in np.flatnonzero(sure)
                   if (centres[j] >= boxes[i, :2]).all() and (centres[j] <= boxes[i, 2:]).all()]
-        if inside:
-            parent[root(int(j))] = root(int(inside[0]))
+        if any(join(int(i), int(j)) for i in inside):
             weight[j] = 0.0
     seen: dict[int, list[int]] = {}
     for i in range(n):
