@@ -894,3 +894,34 @@ def test_switch_hands_a_face_up_card_laid_on_the_face_down_pair_in_its_turn_is_a
                        previous="unreadable", position=(1172.0, 586.0)))
     assert t.engine.rounds[0].seats[3].dealt == ["BACK", "9S"]
     assert not [a for a in t.alerts if a[0] == "dealing_order"]
+
+
+def _switch_hands_face_down_pass_over_the_dealer(stays_s: float | None):
+    """Seats 2 and 5 wagered at a Switch Hands table; each has its first face-down card, seat 2 its second. Seat 5's
+    second card is seen face down on the dealer's spot on its way (``stays_s`` there; ``None``: it never leaves)."""
+    t = Table(SH).chips_to("seat2.main", 50).chips_to("seat5.main", 25)
+    _at_once(t, ("card_arrived", "BACK", (1374.0, 460.0)), zone="seat2.cards")
+    _at_once(t, ("card_arrived", "BACK", (700.0, 460.0)), zone="seat5.cards")
+    _at_once(t, ("card_arrived", "BACK", (1380.0, 470.0)), zone="seat2.cards")
+    _at_once(t, ("card_arrived", "BACK", (950.0, 180.0)), zone="dealer.cards")
+    if stays_s is not None:
+        t.wait(stays_s - 1.0)
+        _at_once(t, ("card_left", "BACK", (950.0, 180.0)), zone="dealer.cards")
+    _at_once(t, ("card_arrived", "BACK", (700.0, 470.0)), zone="seat5.cards")
+    return t
+
+
+def test_switch_hands_a_face_down_card_carried_over_the_dealers_spot_is_no_dealers_card_2b_6_d():
+    """1080p seed 7016: a player's face-down card seen 0.6 s on the dealer's spot on its way to the seat. The dealer's
+    first card is the up card, face up (13:69F-2B.6(d)); one face down there that leaves at once was passing over."""
+    t = _switch_hands_face_down_pass_over_the_dealer(stays_s=0.6)
+    r = t.engine.rounds[0]
+    assert r.dealer == []
+    assert [(e.recipient, e.face_up) for e, _, _ in r.deal] == [(2, False), (5, False), (2, False), (5, False)]
+    assert not [a for a in t.alerts if a[0] == "dealing_order"]
+
+
+def test_switch_hands_a_face_down_card_that_stays_as_the_dealers_first_card_breaks_the_deal_2b_6_d():
+    t = _switch_hands_face_down_pass_over_the_dealer(stays_s=None)
+    assert t.engine.rounds[0].dealer == ["BACK"]
+    assert [a for a in t.alerts if a[0] == "dealing_order"]

@@ -74,6 +74,12 @@ TRANSIT_S = 0.6
 spot by the dealer collecting it (4K seed 7124: a losing match-the-dealer stack slid past the main wager's spot read
 there as a $5 past-posting): the growth is judged this long after it, past-posting only if it stayed. Chips added
 while another stack is being collected are therefore raised this much later than the engine's latency alone."""
+CARD_TRANSIT_S = 1.0
+"""A face-down card seen on the dealer's spot during the deal before the dealer's first card is judged this long after
+it: the dealer's first card is the up card, face up (13:69F-2.6, 2B.6(d)), so one face down there is a card carried
+over the spot to a seat (1080p seed 7016, Switch Hands: a player's face-down card seen 0.6 s on the dealer's spot, taken
+as the dealer's first card, a false ``dealing_order``) unless it stays. One that stays is dealt with its own time, and
+its alert is raised this much later than the engine's latency alone."""
 SAME_SPOT_S = 0.35
 """Two cards arriving on one spot this close in time are one card (cards to one spot come a pass of the deal apart,
 at least ~0.8 s even with one player)."""
@@ -325,6 +331,8 @@ class RoundEngine:
         self._stray: dict[str, list[str]] = {}            # zone -> labels that arrived with no wager on the layout
         self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
         self._pending_flips: list[tuple[str, float, tuple | None]] = []  # (zone, t, mm) of BACK departures awaiting a face
+        self._held_backs: list[tuple[ZoneChange, int]] = []  # dealer face-down arrivals awaiting CARD_TRANSIT_S, with
+        # the count of face-down readings set aside in that zone when held
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._left_at: dict[tuple[str, str], float] = {}   # (zone, label) -> when that card last left the zone
         self._wager_gone: dict[str, tuple[float, float | None]] = {}  # wager zone -> (t, value) of its last going
@@ -357,6 +365,8 @@ class RoundEngine:
             events += self._judge_growths(self.current, t_s - self.latency_s)
         if self.current is not None and self.current.hidden_wagers:
             self._forget_hidden_wagers(self.current, t_s - self.latency_s)
+        if self._held_backs:
+            events += self._judge_held_backs(t_s - self.latency_s)
         events += self._check_round_end()
         return events
 
@@ -367,6 +377,8 @@ class RoundEngine:
         while self._queue:
             _, _, ch = heapq.heappop(self._queue)
             events += self._process(ch)
+        if self._held_backs:
+            events += self._judge_held_backs(t_s, force=True)
         events += self._check_round_end(force=True)
         if self.current is not None:
             events += self._close_round(t_s, complete=False)
@@ -451,7 +463,31 @@ class RoundEngine:
             # in the dealer's hand at the pick-up, passing over the layout
             stray.append(ch.label)
             return []
+        if owner == "dealer" and kind == "cards" and ch.label == BACK and self.current is not None \
+                and self.current.phase == "deal" and not self.current.dealer:
+            # perhaps a card carried over the dealer's spot: set aside until it has stayed CARD_TRANSIT_S
+            self._held_backs.append((ch, stray.count(BACK)))
+            stray.append(BACK)
+            return []
         return self._card_arrived(ch, owner, kind)
+
+    def _judge_held_backs(self, now_t: float, force: bool = False) -> list[Event]:
+        """Face-down cards held on the dealer's spot, :data:`CARD_TRANSIT_S` on: gone again, it was a card carried
+        over the spot (its departure was taken as the set-aside reading's); still there, it is dealt as it came."""
+        events: list[Event] = []
+        keep = []
+        for ch, before in self._held_backs:
+            stray = self._stray.setdefault(ch.zone, [])
+            if stray.count(BACK) <= before:
+                continue  # it left: passing over
+            if not force and now_t - ch.t_s < CARD_TRANSIT_S:
+                keep.append((ch, before))
+                continue
+            stray.remove(BACK)
+            owner, kind = _zone_parts(ch.zone)
+            events += self._card_arrived(ch, owner, kind)
+        self._held_backs = keep
+        return events
 
     @staticmethod
     def _dealer_hand_done(r: RoundRecord | None) -> bool:
