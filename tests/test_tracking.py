@@ -200,6 +200,20 @@ def test_a_card_misread_as_it_landed_is_still_read_anew_after_another_covers_it(
     assert ("card_relabelled", "6C", "8C") in changes
 
 
+def test_a_card_read_alike_in_every_frame_before_another_covers_it_keeps_its_face():
+    """1080p seed 7006: a 7H read 7H in each of its 10 analysed frames, then the 9S dealt over it; its half-hidden
+    index read JH for 1.8 s. Ten readings that agree stand as fifteen do."""
+    frames = [(["7H"], [HERE])] * 10 + [(["9S", "JH"], [NEXT, HERE])] * 40
+    changes, _ = run(frames)
+    assert changes == [("card_arrived", "7H", None), ("card_arrived", "9S", None)]
+
+
+def test_a_card_read_two_ways_before_another_covers_it_is_still_read_anew():
+    frames = ([(["8C"], [HERE])] * 6 + [(["6C"], [HERE])] * 4) + [(["6C", "5D"], [HERE, NEXT])] * 40
+    changes, _ = run(frames)
+    assert ("card_relabelled", "6C", "8C") in changes
+
+
 def test_a_cards_other_corner_set_aside_on_the_card_under_it_since_it_came_is_that_card():
     """Seed 7119 at 4K: the 7C dealt over the 7D; its top-left index, on the 7D's face, read unreadable and set aside
     as print from the moment the 7C came, then read 7C while a hand hid the 7C's other corner: not a hit."""

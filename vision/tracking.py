@@ -131,6 +131,11 @@ COVER_READ_CLEAR = 15
 """Readings of its face (analysed frames) a card needs before it is covered for that face to stand: one seen
 briefly, misread as it landed, is still corrected after."""
 
+COVER_READ_STEADY = (8, 0.9)
+"""Fewer readings stand as well where they all but agree: this many at least, this share of them the card reported
+(1080p seed 7006: a 7H read 7H in all of its 10 frames before the 9S was dealt over it; its half-covered corner then
+read JH for 1.8 s and relabelled it)."""
+
 PRESENCE_DECAY = 0.8
 PRESENCE_TO_CONFIRM = 0.7
 """A track's presence is a running average of seen (1) / not seen (0) over analysed frames, decayed by
@@ -269,6 +274,14 @@ def _covered_corners_dropped(tracks: list, labels: list[str], marks: list[list])
             if itself:
                 out[k] = [m for m in ms if m not in on]
     return out
+
+
+def _read_clear(tr: _Track) -> bool:
+    """Whether ``tr``'s reported face was read in the clear for long enough to stand once a card covers part of it
+    (:data:`COVER_READ_CLEAR`, :data:`COVER_READ_STEADY`)."""
+    n = tr.faces.get(tr.reported, 0)
+    least, share = COVER_READ_STEADY
+    return n >= COVER_READ_CLEAR or (n >= least and n >= share * sum(tr.faces.values()))
 
 
 def _other_colour(label: str, card: str) -> bool:
@@ -530,8 +543,7 @@ class ZoneTracker:
             self._read(tr, labels[k], p, marks[k], t_s)
             for other in tracks:
                 if other.reported not in (None, "BACK", "unreadable") and not other.covered \
-                        and other.faces.get(other.reported, 0) >= COVER_READ_CLEAR \
-                        and math.dist(other.pos, tr.pos) <= COVER_MM:
+                        and _read_clear(other) and math.dist(other.pos, tr.pos) <= COVER_MM:
                     other.covered = True
             tracks.append(tr)
         keep = []
