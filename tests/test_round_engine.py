@@ -925,3 +925,19 @@ def test_switch_hands_a_face_down_card_that_stays_as_the_dealers_first_card_brea
     t = _switch_hands_face_down_pass_over_the_dealer(stays_s=None)
     assert t.engine.rounds[0].dealer == ["BACK"]
     assert [a for a in t.alerts if a[0] == "dealing_order"]
+
+
+def test_a_payout_counted_a_moment_after_it_was_seen_unvalued_is_checked_not_reported_unreadable_2_23_f():
+    """4K seed 7125: the $20 match-the-dealer payout read unvalued for 0.3 s as the dealer set it down, then $20."""
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    t.at_once(1.0, ("seat3.payout", None)).at_once(0.3, ("seat3.payout", 20)).wait(2.0)
+    assert t.alerts == []
+    assert t.engine.rounds[0].seats[3].observed_payout["mtd"] == 20
+
+
+def test_a_payout_never_valued_is_reported_unreadable():
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    t.at_once(1.0, ("seat3.payout", None)).wait(2.0)
+    assert [a[:2] for a in t.alerts] == [("unreadable", 3)]
