@@ -23,7 +23,7 @@ import numpy as np
 from rules.cards import CARD_LABELS, RED_SUITS, UNREADABLE
 from vision.detections import Detections
 from vision.ink import black_ink_only, frame_in_colour
-from vision.onnx_runtime import ModelFileError, open_session
+from vision.onnx_runtime import ModelFileError, open_session, to_blob
 
 FP32_READER = Path(__file__).resolve().parents[1] / "models" / "card_reader.onnx"
 """The committed stage-2 model, float (the one training starts from and exports)."""
@@ -92,8 +92,7 @@ def square_crop(image: np.ndarray, square, size: int = CROP_SIZE, margin: float 
 
 def crops_to_blob(crops) -> np.ndarray:
     """(B, H, W, 3) uint8 BGR (a list or an array) -> (B, 3, H, W) float32 RGB in [0, 1] (index crops, chip-side strips)."""
-    batch = np.stack(crops)[..., ::-1]
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    return to_blob(crops)
 
 
 def turned_crops(crops: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:

@@ -29,6 +29,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.onnx_runtime import unit_nchw
+
 SLOTS = 16
 """Chip slots read per stack, bottom up (a taller stack is read as unreadable)."""
 ROWS_PER_CHIP = 4
@@ -145,8 +147,7 @@ def sight_step_mm(camera, base_mm) -> tuple[np.ndarray, float]:
 def strips_to_blob(strips) -> np.ndarray:
     """(B, H, W, 6) uint8 front+back BGR strips -> (B, 6, H, W) float32 RGB+RGB in [0, 1]."""
     batch = np.stack(strips)
-    batch = np.concatenate([batch[..., 2::-1], batch[..., 5:2:-1]], -1)
-    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    return unit_nchw(np.concatenate([batch[..., 2::-1], batch[..., 5:2:-1]], -1))
 
 
 class ChipSideReader:

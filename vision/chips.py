@@ -101,13 +101,23 @@ def classify_colour(rgb: np.ndarray, chip_set: list[ChipColour]) -> tuple[int | 
     return (chip_set[k].denomination if d[k] <= MAX_LAB_DISTANCE else None), float(d[k])
 
 
+_RIM_MM = np.column_stack([CHIP_DIAMETER_MM / 2 * np.cos(np.linspace(0, 2 * np.pi, 24)),
+                           CHIP_DIAMETER_MM / 2 * np.sin(np.linspace(0, 2 * np.pi, 24)), np.zeros(24)])
+"""(24, 3) mm: a chip's rim about its centre on the felt."""
+
+
 def chip_geometry(camera, base_mm: tuple[float, float]) -> tuple[float, float, float]:
     """(px per chip on the side, top ellipse height px, chip width px) of a chip lying at ``base_mm`` (mm)."""
     x, y = base_mm
-    p = camera.project([[x, y, 0.0], [x, y, -CHIP_THICKNESS_MM]])
+    pts = np.empty((26, 3))  # the base, one chip up, then the chip's rim on the felt: projected in one call
+    pts[:2] = (x, y, 0.0)
+    pts[1, 2] = -CHIP_THICKNESS_MM
+    pts[2:] = _RIM_MM
+    pts[2:, 0] += x
+    pts[2:, 1] += y
+    p = camera.project(pts)
     ppc = float(np.linalg.norm(p[1] - p[0]))
-    r = CHIP_DIAMETER_MM / 2
-    ring = camera.project([[x + r * np.cos(a), y + r * np.sin(a), 0.0] for a in np.linspace(0, 2 * np.pi, 24)])
+    ring = p[2:]
     return ppc, float(ring[:, 1].max() - ring[:, 1].min()), float(ring[:, 0].max() - ring[:, 0].min())
 
 

@@ -454,14 +454,13 @@ def _outer_boxes_dropped(xyxy: np.ndarray, rows: np.ndarray, slack_px: float = 4
     Stage 1 now and then boxes a seat's main wager and match-the-dealer wager together as well as each alone: the
     outer box stands on neither spot, reads as an unvalued stack, and would hide the wager its fitted base lands on.
     """
-    keep = []
-    for r in rows:
-        a = xyxy[r]
-        inner = any(o != r and (xyxy[o][:2] >= a[:2] - slack_px).all() and (xyxy[o][2:] <= a[2:] + slack_px).all()
-                    and not np.allclose(xyxy[o], a, atol=slack_px) for o in rows)
-        if not inner:
-            keep.append(r)
-    return np.asarray(keep, dtype=rows.dtype)
+    if len(rows) < 2:
+        return np.asarray(rows)
+    b = np.asarray(xyxy, np.float64)[rows]  # (N, 4): row i holds box j when j lies within it, slack allowed
+    holds = (b[None, :, :2] >= b[:, None, :2] - slack_px).all(-1) & (b[None, :, 2:] <= b[:, None, 2:] + slack_px).all(-1)
+    alike = (np.abs(b[None, :, :] - b[:, None, :]) <= slack_px + 1e-5 * np.abs(b[:, None, :])).all(-1)
+    holds &= ~alike  # (two boxes of one stack within the slack are one box, neither holding the other)
+    return np.asarray(rows)[~holds.any(1)].astype(rows.dtype)
 
 
 def _outer_backs_dropped(dets: Detections) -> Detections:
