@@ -922,9 +922,37 @@ def test_switch_hands_a_face_down_card_carried_over_the_dealers_spot_is_no_deale
 
 
 def test_switch_hands_a_face_down_card_that_stays_as_the_dealers_first_card_breaks_the_deal_2b_6_d():
+    """Judged a second late, it is dealt at its own time: before seat 5's card seen since."""
     t = _switch_hands_face_down_pass_over_the_dealer(stays_s=None)
-    assert t.engine.rounds[0].dealer == ["BACK"]
-    assert [a for a in t.alerts if a[0] == "dealing_order"]
+    r = t.engine.rounds[0]
+    assert r.dealer == ["BACK"]
+    assert [(e.recipient, e.face_up) for e, _, _ in r.deal] == [(2, False), (5, False), (2, False), ("dealer", False),
+                                                                (5, False)]
+    assert ("dealing_order", "dealer") in [a[:2] for a in t.alerts]
+
+
+def test_switch_hands_two_cards_carried_over_the_dealers_spot_one_after_the_other_are_no_dealers_cards_2b_6_d():
+    t = Table(SH).chips_to("seat2.main", 50).chips_to("seat5.main", 25)
+    _at_once(t, ("card_arrived", "BACK", (1374.0, 460.0)), zone="seat2.cards")
+    _at_once(t, ("card_arrived", "BACK", (700.0, 460.0)), zone="seat5.cards")
+    _at_once(t, ("card_arrived", "BACK", (1000.0, 180.0)), zone="dealer.cards")
+    t.wait(-0.4)
+    _at_once(t, ("card_left", "BACK", (1000.0, 180.0)), ("card_arrived", "BACK", (950.0, 185.0)), zone="dealer.cards")
+    t.wait(-0.4)
+    _at_once(t, ("card_left", "BACK", (950.0, 185.0)), zone="dealer.cards")
+    assert t.engine.rounds[0].dealer == []
+    assert not [a for a in t.alerts if a[0] == "dealing_order"]
+
+
+def test_the_dealers_up_card_first_seen_face_down_and_read_as_its_face_is_the_up_card_2_6():
+    """A card held as perhaps passing over the dealer's spot, relabelled to its face while held, is dealt then."""
+    t = Table().chips_to("seat3.main", 25).card("seat3.cards", "KH").card("dealer.cards", "BACK")
+    t.t += 0.4 - 1.0
+    t._feed(ZoneChange("card_relabelled", "dealer.cards", int((t.t + 1.0) * 10), t.t + 1.0, 0, t.t + 1.0, label="9S",
+                       previous="BACK"))
+    r = t.engine.rounds[0]
+    assert r.dealer == ["9S"]
+    assert not [a for a in t.alerts if a[0] == "dealing_order"]
 
 
 def test_a_payout_counted_a_moment_after_it_was_seen_unvalued_is_checked_not_reported_unreadable_2_23_f():
@@ -934,6 +962,16 @@ def test_a_payout_counted_a_moment_after_it_was_seen_unvalued_is_checked_not_rep
     t.at_once(1.0, ("seat3.payout", None)).at_once(0.3, ("seat3.payout", 20)).wait(2.0)
     assert t.alerts == []
     assert t.engine.rounds[0].seats[3].observed_payout["mtd"] == 20
+
+
+def test_a_bonus_payout_touching_the_main_payout_and_read_again_at_its_value_is_still_unreadable():
+    """The $75 main payout is counted; the bonus stack set down touching it reads unvalued, then the zone reads $75
+    again (the bonus stack not counted): no payout will be counted for the bonus, so its amount is not checked."""
+    t = (Table().chips_to("seat3.main", 50).chips_to("seat3.bonus", 1)
+         .deal(("seat3.cards", "AS"), ("dealer.cards", "2C"), ("seat3.cards", "JH"), ("dealer.cards", "BACK")))
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D")
+    t.chips_to("seat3.payout", 75).at_once(1.0, ("seat3.payout", None)).at_once(0.3, ("seat3.payout", 75)).wait(2.0)
+    assert ("unreadable", 3) in [a[:2] for a in t.alerts]
 
 
 def test_a_payout_never_valued_is_reported_unreadable():

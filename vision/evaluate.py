@@ -39,9 +39,10 @@ from vision.detector import FrameReader, TableView
 HEIGHT_BINS = (0, 10, 14, 18, 22, 30, 40, 60, 100, 10000)
 """Index-height bins, pixels (lower edges)."""
 TARGET_INDEX_PX = 20
-WHOLE_INDEX = 0.95
-"""Share of a corner index in view above which it counts as wholly in view (the renderer's visibility grid)."""
 """The issue's identity target (99.5 %) holds for corner indices at least this tall, image pixels."""
+WHOLE_INDEX = 0.95
+"""Share of a corner index in view above which it counts as wholly in view (the renderer's visibility grid; any
+corner of the card, whether stage 1 boxed it or not)."""
 
 REPO = Path(__file__).resolve().parents[1]
 

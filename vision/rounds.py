@@ -297,6 +297,21 @@ def _is_card_zone(zone: str) -> bool:
     return owner is not None and kind in ("cards", "bonus")
 
 
+@dataclass
+class HeldCard:
+    """A card seen arriving that is judged :data:`CARD_TRANSIT_S` later (it may be passing over the spot).
+
+    Attributes:
+        change: its arrival as the tracker reported it.
+        label: its reading now (a relabel while held is followed).
+        round_index: the round it arrived in; it is dealt only into that round.
+    """
+
+    change: ZoneChange
+    label: str
+    round_index: int
+
+
 class RoundEngine:
     """Follows rounds through their phases and audits the side bets.
 
@@ -331,8 +346,7 @@ class RoundEngine:
         self._stray: dict[str, list[str]] = {}            # zone -> labels that arrived with no wager on the layout
         self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
         self._pending_flips: list[tuple[str, float, tuple | None]] = []  # (zone, t, mm) of BACK departures awaiting a face
-        self._held_backs: list[tuple[ZoneChange, int]] = []  # dealer face-down arrivals awaiting CARD_TRANSIT_S, with
-        # the count of face-down readings set aside in that zone when held
+        self._held: list[HeldCard] = []                   # dealer face-down arrivals awaiting CARD_TRANSIT_S
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._left_at: dict[tuple[str, str], float] = {}   # (zone, label) -> when that card last left the zone
         self._wager_gone: dict[str, tuple[float, float | None]] = {}  # wager zone -> (t, value) of its last going
@@ -365,8 +379,8 @@ class RoundEngine:
             events += self._judge_growths(self.current, t_s - self.latency_s)
         if self.current is not None and self.current.hidden_wagers:
             self._forget_hidden_wagers(self.current, t_s - self.latency_s)
-        if self._held_backs:
-            events += self._judge_held_backs(t_s - self.latency_s)
+        if self._held:
+            events += self._judge_held(t_s - self.latency_s)
         events += self._check_round_end()
         return events
 
@@ -377,8 +391,8 @@ class RoundEngine:
         while self._queue:
             _, _, ch = heapq.heappop(self._queue)
             events += self._process(ch)
-        if self._held_backs:
-            events += self._judge_held_backs(t_s, force=True)
+        if self._held:
+            events += self._judge_held(t_s, force=True)
         events += self._check_round_end(force=True)
         if self.current is not None:
             events += self._close_round(t_s, complete=False)
@@ -410,6 +424,10 @@ class RoundEngine:
             return []
         labels = self._cards.setdefault(ch.zone, [])
         stray = self._stray.setdefault(ch.zone, [])
+        if ch.kind in ("card_left", "card_relabelled") and self._held:
+            held = self._held_changed(ch, labels)
+            if held is not None:
+                return held
         if ch.kind == "card_relabelled":
             return self._card_relabelled(ch, owner, kind, labels, stray)
         if ch.kind == "card_left" and ch.label in stray:
@@ -465,28 +483,55 @@ class RoundEngine:
             return []
         if owner == "dealer" and kind == "cards" and ch.label == BACK and self.current is not None \
                 and self.current.phase == "deal" and not self.current.dealer:
-            # perhaps a card carried over the dealer's spot: set aside until it has stayed CARD_TRANSIT_S
-            self._held_backs.append((ch, stray.count(BACK)))
-            stray.append(BACK)
+            # perhaps a card carried over the dealer's spot: held until it has stayed CARD_TRANSIT_S
+            self._held.append(HeldCard(ch, ch.label, self.current.index))
             return []
         return self._card_arrived(ch, owner, kind)
 
-    def _judge_held_backs(self, now_t: float, force: bool = False) -> list[Event]:
-        """Face-down cards held on the dealer's spot, :data:`CARD_TRANSIT_S` on: gone again, it was a card carried
-        over the spot (its departure was taken as the set-aside reading's); still there, it is dealt as it came."""
+    def _held_here(self, ch: ZoneChange, label: str) -> HeldCard | None:
+        """The held card that a departure or relabel ``ch`` of ``label`` in its zone concerns (nearest first), or None."""
+        mine = [h for h in self._held if h.change.zone == ch.zone and h.label == label]
+        if ch.position is not None and len(mine) > 1:
+            mine.sort(key=lambda h: math.inf if h.change.position is None else math.dist(h.change.position, ch.position))
+        return mine[0] if mine else None
+
+    def _held_changed(self, ch: ZoneChange, labels: list[str]) -> list[Event] | None:
+        """A departure or relabel of a held card: it left (carried over the spot: dropped), or it reads as a face now
+        (a card dealt face up, first seen face down: dealt at once, as it came). None: ``ch`` is no held card's."""
+        was = ch.label if ch.kind == "card_left" else ch.previous
+        held = self._held_here(ch, was)
+        if held is None:
+            return None
+        if was in labels:
+            labels.remove(was)
+        self._held.remove(held)
+        if ch.kind == "card_left":
+            return []
+        labels.append(ch.label)
+        if ch.label == BACK:
+            self._held.append(HeldCard(held.change, BACK, held.round_index))
+            return []
+        return self._release(held, ch.label)
+
+    def _release(self, held: HeldCard, label: str) -> list[Event]:
+        """Deal a held card as it came (its own time and place), read ``label`` now; not if its round is over."""
+        r = self.current
+        if r is None or r.index != held.round_index:
+            return []
+        c = held.change
+        arrival = ZoneChange(c.kind, c.zone, c.frame, c.t_s, c.confirmed_frame, c.confirmed_t_s, label=label,
+                             position=c.position)
+        owner, kind = _zone_parts(c.zone)
+        return self._card_arrived(arrival, owner, kind)
+
+    def _judge_held(self, now_t: float, force: bool = False) -> list[Event]:
+        """Face-down cards held on the dealer's spot, :data:`CARD_TRANSIT_S` on: still there, each is dealt as it
+        came (a card that left meanwhile was dropped as it left: :meth:`_held_changed`)."""
         events: list[Event] = []
-        keep = []
-        for ch, before in self._held_backs:
-            stray = self._stray.setdefault(ch.zone, [])
-            if stray.count(BACK) <= before:
-                continue  # it left: passing over
-            if not force and now_t - ch.t_s < CARD_TRANSIT_S:
-                keep.append((ch, before))
-                continue
-            stray.remove(BACK)
-            owner, kind = _zone_parts(ch.zone)
-            events += self._card_arrived(ch, owner, kind)
-        self._held_backs = keep
+        due = [h for h in self._held if force or now_t - h.change.t_s >= CARD_TRANSIT_S]
+        for h in due:
+            self._held.remove(h)
+            events += self._release(h, h.label)
         return events
 
     @staticmethod
@@ -779,17 +824,18 @@ class RoundEngine:
         s.paid_unvalued.add(target)
         s.unvalued_payout = target
         events = self._check_late(r, s, "mtd", ch) if target == "mtd" else []
-        if target in SIDE_BETS and target not in s.unvalued and not self._valued_next(ch):
+        if target in SIDE_BETS and target not in s.unvalued and not self._valued_next(ch, s):
             events += self._alert(r, "unreadable", s.seat, ch, wager=target,
                                   message=f"seat {s.seat}'s {target} payout could not be valued from the chips: "
                                           "its amount is not checked")
         return events
 
-    def _valued_next(self, ch: ZoneChange) -> bool:
-        """A valued reading of ``ch``'s zone is already held for ordering: the stack read unvalued as the dealer set it
-        down is counted a moment later (4K seed 7125: a $20 match-the-dealer payout unvalued for 0.3 s raised
-        `unreadable`, then was read and checked), so its amount will be judged."""
-        return any(q.kind == "chips" and q.zone == ch.zone and q.after is not None and q.after > 0
+    def _valued_next(self, ch: ZoneChange, s: SeatRecord) -> bool:
+        """A reading of ``ch``'s zone that will count a payout is already held for ordering (valued above what the
+        seat's payouts came to so far): the stack read unvalued as the dealer set it down is counted a moment later
+        (4K seed 7125: a $20 match-the-dealer payout unvalued for 0.3 s raised `unreadable`, then was read and
+        checked), so its amount will be judged."""
+        return any(q.kind == "chips" and q.zone == ch.zone and q.after is not None and _money(q.after) > s.payout_high
                    for _, _, q in self._queue)
 
     def _payout_target(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange) -> str | None:
@@ -1198,8 +1244,13 @@ class RoundEngine:
         recipient = owner
         if owner == "dealer" and not face_up and len(r.dealer) == 1:
             self._second_cards_unseen(r)
+        # a card held to be judged (CARD_TRANSIT_S) is dealt at its own time, before the cards seen since
+        at = len(r.deal)
+        while at and r.deal[at - 1][2] > ch.t_s:
+            at -= 1
         if owner == "dealer":
-            r.dealer.append(ch.label)
+            r.dealer.insert(sum(1 for e, _, _ in r.deal[:at] if e.recipient == "dealer") if at < len(r.deal)
+                            else len(r.dealer), ch.label)
             if r.hole_revealed_s is None and face_up and (
                     (len(r.dealer) == 2 and ch.label != UNREADABLE) or len(r.dealer) >= 3):
                 # the hole card was never seen face down: the dealer's hand is open from here on. Not on a second
@@ -1211,7 +1262,7 @@ class RoundEngine:
             rec = r.seats.setdefault(owner, SeatRecord(owner))
             rec.dealt.append(ch.label)
             rec.dealt_at.append(ch.position)
-        r.deal.append((DealEvent(recipient, face_up), ch.label, ch.t_s))
+        r.deal.insert(at, (DealEvent(recipient, face_up), ch.label, ch.t_s))
         events.append(Event("card_dealt", ch.t_s, ch.frame, r.index,
                             {"to": recipient, "card": ch.label, "face_up": face_up}))
         if not any(a.type == "dealing_order" for a in r.alerts):
