@@ -945,11 +945,12 @@ def test_switch_hands_two_cards_carried_over_the_dealers_spot_one_after_the_othe
 
 
 def test_the_dealers_up_card_first_seen_face_down_and_read_as_its_face_is_the_up_card_2_6():
-    """A card held as perhaps passing over the dealer's spot, relabelled to its face while held, is dealt then."""
+    """A card held as perhaps passing over the dealer's spot and relabelled to its face 0.4 s on is the up card."""
     t = Table().chips_to("seat3.main", 25).card("seat3.cards", "KH").card("dealer.cards", "BACK")
-    t.t += 0.4 - 1.0
-    t._feed(ZoneChange("card_relabelled", "dealer.cards", int((t.t + 1.0) * 10), t.t + 1.0, 0, t.t + 1.0, label="9S",
-                       previous="BACK"))
+    at = t.t + 0.4
+    t.engine.step(int(at * 10), at, [ZoneChange("card_relabelled", "dealer.cards", int(at * 10), at, 0, at, label="9S",
+                                                previous="BACK")])
+    t.wait(2.0)
     r = t.engine.rounds[0]
     assert r.dealer == ["9S"]
     assert not [a for a in t.alerts if a[0] == "dealing_order"]
@@ -979,3 +980,32 @@ def test_a_payout_never_valued_is_reported_unreadable():
     t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
     t.at_once(1.0, ("seat3.payout", None)).wait(2.0)
     assert [a[:2] for a in t.alerts] == [("unreadable", 3)]
+
+
+def test_a_face_down_card_that_stays_on_the_dealers_spot_is_not_lost_when_layout_art_there_is_hidden_2_6():
+    """Layout art read as a card back, set aside before any wager, is hidden by a hand 0.4 s after a card lands face
+    down on the dealer's spot 94 mm from it: the art's going is not the card's."""
+    t = Table()
+    _at_once(t, ("card_arrived", "BACK", (1000.0, 120.0)), zone="dealer.cards")
+    t.chips_to("seat3.main", 25).card("seat3.cards", "KH")
+    _at_once(t, ("card_arrived", "BACK", (950.0, 200.0)), zone="dealer.cards")
+    at = t.t - 1.0 + 0.4
+    t.engine.step(int(at * 10), at, [ZoneChange("card_left", "dealer.cards", int(at * 10), at, 0, at, label="BACK",
+                                                position=(1000.0, 120.0))])
+    t.wait(2.0)
+    assert t.engine.rounds[0].dealer == ["BACK"]
+
+
+def test_a_face_down_card_that_stays_as_the_dealers_first_card_is_the_card_out_of_order_not_the_next_one_2_6():
+    """Held a second to be judged, it is still processed before the seat's card dealt 0.6 s after it, so the alert
+    names the dealer's card, not the seat's."""
+    t = Table().chips_to("seat3.main", 25).card("seat3.cards", "KH")
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t,
+                                                  label="BACK")])
+    at = t.t + 0.6
+    t.engine.step(int(at * 10), at, [ZoneChange("card_arrived", "seat3.cards", int(at * 10), at, 0, at, label="7C")])
+    t.wait(3.0)
+    r = t.engine.rounds[0]
+    assert [e.recipient for e, _, _ in r.deal] == [3, "dealer", 3]
+    assert [a[:2] for a in t.alerts if a[0] == "dealing_order"] == [("dealing_order", "dealer")]

@@ -78,8 +78,8 @@ CARD_TRANSIT_S = 1.0
 """A face-down card seen on the dealer's spot during the deal before the dealer's first card is judged this long after
 it: the dealer's first card is the up card, face up (13:69F-2.6, 2B.6(d)), so one face down there is a card carried
 over the spot to a seat (1080p seed 7016, Switch Hands: a player's face-down card seen 0.6 s on the dealer's spot, taken
-as the dealer's first card, a false ``dealing_order``) unless it stays. One that stays is dealt with its own time, and
-its alert is raised this much later than the engine's latency alone."""
+as the dealer's first card, a false ``dealing_order``) unless it stays. The changes after it wait for that judgement,
+so everything is still processed in the order it happened; alerts decided meanwhile come up to this much later."""
 SAME_SPOT_S = 0.35
 """Two cards arriving on one spot this close in time are one card (cards to one spot come a pass of the deal apart,
 at least ~0.8 s even with one player)."""
@@ -303,12 +303,10 @@ class HeldCard:
 
     Attributes:
         change: its arrival as the tracker reported it.
-        label: its reading now (a relabel while held is followed).
         round_index: the round it arrived in; it is dealt only into that round.
     """
 
     change: ZoneChange
-    label: str
     round_index: int
 
 
@@ -346,7 +344,7 @@ class RoundEngine:
         self._stray: dict[str, list[str]] = {}            # zone -> labels that arrived with no wager on the layout
         self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
         self._pending_flips: list[tuple[str, float, tuple | None]] = []  # (zone, t, mm) of BACK departures awaiting a face
-        self._held: list[HeldCard] = []                   # dealer face-down arrivals awaiting CARD_TRANSIT_S
+        self._held: HeldCard | None = None                # a dealer face-down arrival awaiting CARD_TRANSIT_S
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._left_at: dict[tuple[str, str], float] = {}   # (zone, label) -> when that card last left the zone
         self._wager_gone: dict[str, tuple[float, float | None]] = {}  # wager zone -> (t, value) of its last going
@@ -370,17 +368,24 @@ class RoundEngine:
             heapq.heappush(self._queue, (ch.t_s, self._seq, ch))
             self._seq += 1
         events: list[Event] = []
-        while self._queue and self._queue[0][0] <= t_s - self.latency_s:
+        now_t = t_s - self.latency_s
+        while True:
+            if self._held is not None:
+                if now_t - self._held.change.t_s < CARD_TRANSIT_S:
+                    break  # what came after a held card waits for its judgement, so all is processed in order
+                events += self._judge_held()
+                continue
+            if not self._queue or self._queue[0][0] > now_t:
+                break
             _, _, ch = heapq.heappop(self._queue)
             events += self._process(ch)
+        judged_t = now_t if self._held is None else self._held.change.t_s  # (time-outs judged up to what was processed)
         if self.current is not None and self.current.pending_drops:
-            events += self._judge_drops(self.current, t_s - self.latency_s)
+            events += self._judge_drops(self.current, judged_t)
         if self.current is not None and self.current.pending_growths:
-            events += self._judge_growths(self.current, t_s - self.latency_s)
+            events += self._judge_growths(self.current, judged_t)
         if self.current is not None and self.current.hidden_wagers:
-            self._forget_hidden_wagers(self.current, t_s - self.latency_s)
-        if self._held:
-            events += self._judge_held(t_s - self.latency_s)
+            self._forget_hidden_wagers(self.current, judged_t)
         events += self._check_round_end()
         return events
 
@@ -388,11 +393,12 @@ class RoundEngine:
         """End of the source: process what is held and close the open round as it stands."""
         self._now_frame, self._now_t = frame, t_s
         events: list[Event] = []
-        while self._queue:
+        while self._queue or self._held is not None:
+            if self._held is not None:
+                events += self._judge_held()
+                continue
             _, _, ch = heapq.heappop(self._queue)
             events += self._process(ch)
-        if self._held:
-            events += self._judge_held(t_s, force=True)
         events += self._check_round_end(force=True)
         if self.current is not None:
             events += self._close_round(t_s, complete=False)
@@ -400,7 +406,8 @@ class RoundEngine:
 
     # -- processing one change ----------------------------------------------------------------
 
-    def _process(self, ch: ZoneChange) -> list[Event]:
+    def _process(self, ch: ZoneChange, held_over: bool = False) -> list[Event]:
+        """One change, in the order they happened (``held_over``: an arrival held and judged to have stayed)."""
         owner, kind = _zone_parts(ch.zone)
         if self.current is not None and self.current.phase == "closing" and not (
                 ch.kind == "chips" and (ch.after or 0) > (self._chips.get(ch.zone) or 0)
@@ -424,10 +431,6 @@ class RoundEngine:
             return []
         labels = self._cards.setdefault(ch.zone, [])
         stray = self._stray.setdefault(ch.zone, [])
-        if ch.kind in ("card_left", "card_relabelled") and self._held:
-            held = self._held_changed(ch, labels)
-            if held is not None:
-                return held
         if ch.kind == "card_relabelled":
             return self._card_relabelled(ch, owner, kind, labels, stray)
         if ch.kind == "card_left" and ch.label in stray:
@@ -482,57 +485,35 @@ class RoundEngine:
             stray.append(ch.label)
             return []
         if owner == "dealer" and kind == "cards" and ch.label == BACK and self.current is not None \
-                and self.current.phase == "deal" and not self.current.dealer:
-            # perhaps a card carried over the dealer's spot: held until it has stayed CARD_TRANSIT_S
-            self._held.append(HeldCard(ch, ch.label, self.current.index))
+                and self.current.phase == "deal" and not self.current.dealer and not held_over:
+            # perhaps a card carried over the dealer's spot: judged once it has had CARD_TRANSIT_S to pass
+            labels.remove(ch.label)
+            self._held = HeldCard(ch, self.current.index)
             return []
         return self._card_arrived(ch, owner, kind)
 
-    def _held_here(self, ch: ZoneChange, label: str) -> HeldCard | None:
-        """The held card that a departure or relabel ``ch`` of ``label`` in its zone concerns (nearest first), or None."""
-        mine = [h for h in self._held if h.change.zone == ch.zone and h.label == label]
-        if ch.position is not None and len(mine) > 1:
-            mine.sort(key=lambda h: math.inf if h.change.position is None else math.dist(h.change.position, ch.position))
-        return mine[0] if mine else None
+    def _judge_held(self) -> list[Event]:
+        """The face-down card held on the dealer's spot, :data:`CARD_TRANSIT_S` on. Its departure within that time,
+        held for ordering, shows a card carried over the spot: both are dropped. A relabel of it to a face (the up
+        card first seen face down) is taken with it. Otherwise it is dealt as it came; what came after it is
+        processed after it."""
+        held, self._held = self._held, None
+        c = held.change
 
-    def _held_changed(self, ch: ZoneChange, labels: list[str]) -> list[Event] | None:
-        """A departure or relabel of a held card: it left (carried over the spot: dropped), or it reads as a face now
-        (a card dealt face up, first seen face down: dealt at once, as it came). None: ``ch`` is no held card's."""
-        was = ch.label if ch.kind == "card_left" else ch.previous
-        held = self._held_here(ch, was)
-        if held is None:
-            return None
-        if was in labels:
-            labels.remove(was)
-        self._held.remove(held)
-        if ch.kind == "card_left":
-            return []
-        labels.append(ch.label)
-        if ch.label == BACK:
-            self._held.append(HeldCard(held.change, BACK, held.round_index))
-            return []
-        return self._release(held, ch.label)
+        def mine(q: ZoneChange, kind: str, label_field: str) -> bool:
+            return (q.kind == kind and q.zone == c.zone and getattr(q, label_field) == BACK
+                    and q.t_s - c.t_s <= CARD_TRANSIT_S + 1e-9
+                    and (q.position is None or c.position is None or _within(q.position, c.position, FLIP_MM)))
 
-    def _release(self, held: HeldCard, label: str) -> list[Event]:
-        """Deal a held card as it came (its own time and place), read ``label`` now; not if its round is over."""
+        if self._take_queued(lambda q: mine(q, "card_left", "label")) is not None:
+            return []
+        turned = self._take_queued(lambda q: mine(q, "card_relabelled", "previous"))
         r = self.current
         if r is None or r.index != held.round_index:
-            return []
-        c = held.change
-        arrival = ZoneChange(c.kind, c.zone, c.frame, c.t_s, c.confirmed_frame, c.confirmed_t_s, label=label,
-                             position=c.position)
-        owner, kind = _zone_parts(c.zone)
-        return self._card_arrived(arrival, owner, kind)
-
-    def _judge_held(self, now_t: float, force: bool = False) -> list[Event]:
-        """Face-down cards held on the dealer's spot, :data:`CARD_TRANSIT_S` on: still there, each is dealt as it
-        came (a card that left meanwhile was dropped as it left: :meth:`_held_changed`)."""
-        events: list[Event] = []
-        due = [h for h in self._held if force or now_t - h.change.t_s >= CARD_TRANSIT_S]
-        for h in due:
-            self._held.remove(h)
-            events += self._release(h, h.label)
-        return events
+            return []  # (its round is over: no round to deal it to)
+        arrival = c if turned is None else ZoneChange(c.kind, c.zone, c.frame, c.t_s, c.confirmed_frame,
+                                                      c.confirmed_t_s, label=turned.label, position=c.position)
+        return self._process(arrival, held_over=True)
 
     @staticmethod
     def _dealer_hand_done(r: RoundRecord | None) -> bool:
@@ -1244,13 +1225,8 @@ class RoundEngine:
         recipient = owner
         if owner == "dealer" and not face_up and len(r.dealer) == 1:
             self._second_cards_unseen(r)
-        # a card held to be judged (CARD_TRANSIT_S) is dealt at its own time, before the cards seen since
-        at = len(r.deal)
-        while at and r.deal[at - 1][2] > ch.t_s:
-            at -= 1
         if owner == "dealer":
-            r.dealer.insert(sum(1 for e, _, _ in r.deal[:at] if e.recipient == "dealer") if at < len(r.deal)
-                            else len(r.dealer), ch.label)
+            r.dealer.append(ch.label)
             if r.hole_revealed_s is None and face_up and (
                     (len(r.dealer) == 2 and ch.label != UNREADABLE) or len(r.dealer) >= 3):
                 # the hole card was never seen face down: the dealer's hand is open from here on. Not on a second
@@ -1262,7 +1238,7 @@ class RoundEngine:
             rec = r.seats.setdefault(owner, SeatRecord(owner))
             rec.dealt.append(ch.label)
             rec.dealt_at.append(ch.position)
-        r.deal.insert(at, (DealEvent(recipient, face_up), ch.label, ch.t_s))
+        r.deal.append((DealEvent(recipient, face_up), ch.label, ch.t_s))
         events.append(Event("card_dealt", ch.t_s, ch.frame, r.index,
                             {"to": recipient, "card": ch.label, "face_up": face_up}))
         if not any(a.type == "dealing_order" for a in r.alerts):
