@@ -1009,3 +1009,21 @@ def test_a_face_down_card_that_stays_as_the_dealers_first_card_is_the_card_out_o
     r = t.engine.rounds[0]
     assert [e.recipient for e, _, _ in r.deal] == [3, "dealer", 3]
     assert [a[:2] for a in t.alerts if a[0] == "dealing_order"] == [("dealing_order", "dealer")]
+
+
+def test_a_round_does_not_close_while_a_card_on_the_dealers_spot_is_being_judged():
+    """The seat's only card hidden under the dealer's hand for 1.3 s as a face-down card lands on the dealer's spot
+    and stays: the table is not clear (the held card lies on it), so the round goes on and its deal is checked whole.
+    Fed every 0.1 s, as a video is."""
+    engine = RoundEngine(BJ6, "t", fps=10, latency_s=0.5)
+    script = {10: ZoneChange("chips", "seat3.main", 10, 1.0, 0, 1.0, before=0, after=25)}
+    for f, kind, zone, label in ((20, "card_arrived", "seat3.cards", "KH"), (25, "card_left", "seat3.cards", "KH"),
+                                 (26, "card_arrived", "dealer.cards", "BACK"), (38, "card_arrived", "seat3.cards", "KH"),
+                                 (45, "card_arrived", "seat3.cards", "7C"), (55, "card_arrived", "dealer.cards", "9S")):
+        script[f] = ZoneChange(kind, zone, f, f / 10, 0, f / 10, label=label)
+    for f in range(0, 81):
+        engine.step(f, f / 10, [script[f]] if f in script else [])
+    engine.finish(81, 8.1)
+    assert len(engine.rounds) == 1
+    assert [a.type for a in engine.rounds[0].alerts] == ["dealing_order"]
+    assert engine.rounds[0].alerts[0].seat == "dealer"

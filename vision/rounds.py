@@ -386,7 +386,8 @@ class RoundEngine:
             events += self._judge_growths(self.current, judged_t)
         if self.current is not None and self.current.hidden_wagers:
             self._forget_hidden_wagers(self.current, judged_t)
-        events += self._check_round_end()
+        if self._held is None:  # (a held card lies on the table: the round goes on at least until it is judged)
+            events += self._check_round_end()
         return events
 
     def finish(self, frame: int, t_s: float) -> list[Event]:
