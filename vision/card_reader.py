@@ -91,7 +91,8 @@ def square_crop(image: np.ndarray, square, size: int = CROP_SIZE, margin: float 
 
 
 def crops_to_blob(crops) -> np.ndarray:
-    """(B, H, W, 3) uint8 BGR (a list or an array) -> (B, 3, H, W) float32 RGB in [0, 1] (index crops, chip-side strips)."""
+    """(B, H, W, 3) uint8 BGR index crops (a list or an array) -> (B, 3, H, W) float32 RGB in [0, 1]
+    (:func:`vision.onnx_runtime.to_blob`, named for the reader's callers)."""
     return to_blob(crops)
 
 

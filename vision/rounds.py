@@ -297,19 +297,6 @@ def _is_card_zone(zone: str) -> bool:
     return owner is not None and kind in ("cards", "bonus")
 
 
-@dataclass
-class HeldCard:
-    """A card seen arriving that is judged :data:`CARD_TRANSIT_S` later (it may be passing over the spot).
-
-    Attributes:
-        change: its arrival as the tracker reported it.
-        round_index: the round it arrived in; it is dealt only into that round.
-    """
-
-    change: ZoneChange
-    round_index: int
-
-
 class RoundEngine:
     """Follows rounds through their phases and audits the side bets.
 
@@ -344,7 +331,7 @@ class RoundEngine:
         self._stray: dict[str, list[str]] = {}            # zone -> labels that arrived with no wager on the layout
         self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
         self._pending_flips: list[tuple[str, float, tuple | None]] = []  # (zone, t, mm) of BACK departures awaiting a face
-        self._held: HeldCard | None = None                # a dealer face-down arrival awaiting CARD_TRANSIT_S
+        self._held: ZoneChange | None = None              # a dealer face-down arrival awaiting CARD_TRANSIT_S
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._left_at: dict[tuple[str, str], float] = {}   # (zone, label) -> when that card last left the zone
         self._wager_gone: dict[str, tuple[float, float | None]] = {}  # wager zone -> (t, value) of its last going
@@ -371,7 +358,7 @@ class RoundEngine:
         now_t = t_s - self.latency_s
         while True:
             if self._held is not None:
-                if now_t - self._held.change.t_s < CARD_TRANSIT_S:
+                if now_t - self._held.t_s < CARD_TRANSIT_S:
                     break  # what came after a held card waits for its judgement, so all is processed in order
                 events += self._judge_held()
                 continue
@@ -379,7 +366,7 @@ class RoundEngine:
                 break
             _, _, ch = heapq.heappop(self._queue)
             events += self._process(ch)
-        judged_t = now_t if self._held is None else self._held.change.t_s  # (time-outs judged up to what was processed)
+        judged_t = now_t if self._held is None else self._held.t_s  # (time-outs judged up to what was processed)
         if self.current is not None and self.current.pending_drops:
             events += self._judge_drops(self.current, judged_t)
         if self.current is not None and self.current.pending_growths:
@@ -489,7 +476,7 @@ class RoundEngine:
                 and self.current.phase == "deal" and not self.current.dealer and not held_over:
             # perhaps a card carried over the dealer's spot: judged once it has had CARD_TRANSIT_S to pass
             labels.remove(ch.label)
-            self._held = HeldCard(ch, self.current.index)
+            self._held = ch
             return []
         return self._card_arrived(ch, owner, kind)
 
@@ -497,9 +484,8 @@ class RoundEngine:
         """The face-down card held on the dealer's spot, :data:`CARD_TRANSIT_S` on. Its departure within that time,
         held for ordering, shows a card carried over the spot: both are dropped. A relabel of it to a face (the up
         card first seen face down) is taken with it. Otherwise it is dealt as it came; what came after it is
-        processed after it."""
-        held, self._held = self._held, None
-        c = held.change
+        processed after it. Nothing else is processed meanwhile, so its round is still the one in play."""
+        c, self._held = self._held, None
 
         def mine(q: ZoneChange, kind: str, label_field: str) -> bool:
             return (q.kind == kind and q.zone == c.zone and getattr(q, label_field) == BACK
@@ -509,9 +495,6 @@ class RoundEngine:
         if self._take_queued(lambda q: mine(q, "card_left", "label")) is not None:
             return []
         turned = self._take_queued(lambda q: mine(q, "card_relabelled", "previous"))
-        r = self.current
-        if r is None or r.index != held.round_index:
-            return []  # (its round is over: no round to deal it to)
         arrival = c if turned is None else ZoneChange(c.kind, c.zone, c.frame, c.t_s, c.confirmed_frame,
                                                       c.confirmed_t_s, label=turned.label, position=c.position)
         return self._process(arrival, held_over=True)
