@@ -24,6 +24,11 @@ from vision.video_out import H264Writer, sha256_file
 ALERT_COLOUR = (40, 40, 230)
 
 
+
+def _count(n: int, noun: str) -> str:
+    """``1 alert``, ``2 alerts``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
 def _amounts(expected, observed) -> str:
     """``expected 20, observed 15`` for an alert's evidence; empty when it has neither (an unreadable wager)."""
     if expected is None and observed is None:
@@ -300,7 +305,7 @@ td,th{{border:1px solid #555;padding:3px 8px}} .lane{{position:relative;height:2
 .alert{{border-left:4px solid #e33;padding:4px 10px;margin:10px 0;background:#221}} .alert img{{max-width:640px}}
 .stopped{{color:#fa3}} a{{color:#6cf}}</style></head><body>
 <h1>Review of {e(report['video'])} — table {e(str(report['table']))}</h1>
-<p>{len(report['rounds'])} rounds, {n_alerts} alerts, {report['frames']} frames at {report['fps']:g} fps.</p>
+<p>{_count(len(report['rounds']), 'round')}, {_count(n_alerts, 'alert')}, {report['frames']} frames at {report['fps']:g} fps.</p>
 {stop_html}{video}<h2>Timeline</h2>{''.join(rows)}<h2>Rounds</h2>{''.join(sections)}</body></html>"""
 
 
