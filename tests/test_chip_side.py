@@ -174,3 +174,59 @@ def test_bases_tied_only_far_from_the_best_one_do_not_count_the_stack():
     reader._run_bases = run_bases
     r = reader.read_stacks(np.zeros((480, 640, 3), np.uint8), _camera(), [(500.0, 520.0)])[0]
     assert calls[0] > 6 and r.count is None and r.value is None
+
+
+def _reader_seeing(p_stack):
+    """A ChipSideReader whose model sees ``p_stack`` ((SLOTS, 1 + D) slot probabilities) aligned at every base."""
+    from vision.chip_side import ChipSideReader
+
+    reader = object.__new__(ChipSideReader)
+    reader.denominations, reader.threshold = DENOMS, 0.85
+
+    def run_bases(image, camera, groups):
+        return ([np.stack([p_stack] * len(g)) for g in groups],
+                [np.linspace(0.9, 1.0, len(g)).astype(np.float32)[::-1] for g in groups])
+
+    reader._run_bases = run_bases
+    return reader
+
+
+def _camera_showing(cover_mm):
+    from calibration.camera import PinholeCamera
+
+    return PinholeCamera.looking_at(target=(500, 500), tilt_deg=30, yaw_deg=0, width=640, height=480,
+                                    cover_mm=cover_mm)
+
+
+def test_a_side_of_2_px_per_chip_or_more_is_read_at_the_readers_threshold():
+    from vision.chips import chip_geometry
+
+    cam = _camera_showing(500)
+    assert chip_geometry(cam, (500.0, 520.0))[0] >= 2.0
+    r = _reader_seeing(slots(5, 5, 25, p=0.9)).read(np.zeros((480, 640, 3), np.uint8), cam, (500.0, 520.0))
+    assert r.count == 3 and r.value == 35
+
+
+def test_a_thinner_side_needs_every_slot_read_surer():
+    """1.6-2 px per chip: a slot read at 0.90 (enough at 2 px per chip and more) leaves the stack uncounted; the
+    same stack read at 0.97 is counted."""
+    from vision.chip_side import THIN_SIDE_THRESHOLD
+    from vision.chips import MIN_PX_PER_CHIP, SURE_PX_PER_CHIP, chip_geometry
+
+    cam = _camera_showing(600)
+    assert MIN_PX_PER_CHIP <= chip_geometry(cam, (500.0, 520.0))[0] < SURE_PX_PER_CHIP
+    image = np.zeros((480, 640, 3), np.uint8)
+    doubt = _reader_seeing(slots(5, 5, 25, p=0.9)).read(image, cam, (500.0, 520.0))
+    assert doubt.value is None and f"< {THIN_SIDE_THRESHOLD:g}" in doubt.note
+    sure = _reader_seeing(slots(5, 5, 25, p=0.97)).read(image, cam, (500.0, 520.0))
+    assert sure.count == 3 and sure.value == 35
+
+
+def test_a_side_under_the_floor_is_not_counted_from_the_box():
+    from vision.chips import MIN_PX_PER_CHIP, chip_geometry, default_chip_set, read_stack
+
+    cam = _camera_showing(800)
+    assert chip_geometry(cam, (500.0, 520.0))[0] < MIN_PX_PER_CHIP
+    r = read_stack(np.zeros((480, 640, 3), np.uint8), np.array([300, 200, 340, 240], np.float32),
+                   default_chip_set(), cam, (500.0, 520.0))
+    assert r.count is None and "too few to count" in r.note

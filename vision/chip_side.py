@@ -17,8 +17,9 @@ keeps the one its model finds *aligned* (the strip's slot 0 on the bottom chip).
 (``models/chip_side.onnx``, trained on rendered stacks) gives, per strip, that alignment
 probability and, for each chip slot bottom-up, the probability that it holds a chip of each
 denomination of the default chip set or nothing.  The count is the number of slots before the
-first empty one; a slot read below ``threshold``, a chip above an empty slot or no aligned base
-makes the stack unreadable (count and value null), never a guess.
+first empty one; a slot read below ``threshold`` (:data:`THIN_SIDE_THRESHOLD` where the side shows
+under 2 px per chip), a chip above an empty slot or no aligned base makes the stack unreadable (count and value
+null), never a guess.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ TIED_ALIGNMENT = 0.02
 TIED_REACH_CHIPS = 1.0
 """Only bases within this many chip thicknesses of the best one (along the line of sight) are tied with it: a run of
 saturated bases spans under a chip; an alignment as high a few chips off is another boundary (a stripe, a layer)."""
+THIN_SIDE_THRESHOLD = 0.95
+"""Least probability of every slot for a stack whose side shows under :data:`vision.chips.SURE_PX_PER_CHIP` px per
+chip (down to :data:`vision.chips.MIN_PX_PER_CHIP`).  Measured on fresh renders (nineteenth session, 300 frames,
+base at the spot's centre, `.cache/s19/band.py`): at 1.6-2.0 px per chip 0.85 read 204 of 246 stacks right and 7
+wrong (2.8 %), 0.95 186 right and 5 wrong (2.0 %), as wrong as 2.0-2.4 px per chip at 0.85 (217 of 239, 4 wrong,
+1.7 %); with the base guessed 3 mm off, 79 right and 6 wrong of 190 (3.2 %) against 166 and 12 of 248 (4.8 %)."""
 TIED_AGREEING = 2
 """Tied bases that must give one and the same count and value to stand in for the best one where it cannot count."""
 
@@ -156,7 +163,8 @@ class ChipSideReader:
     Args:
         model: path of ``chip_side.onnx`` (its metadata names the denominations it reads).
         threads: onnxruntime intra-op threads.
-        threshold: least probability of every slot's reading; below it the stack is unreadable.
+        threshold: least probability of every slot's reading; below it the stack is unreadable (at least
+            :data:`THIN_SIDE_THRESHOLD` where the side shows under :data:`vision.chips.SURE_PX_PER_CHIP` px per chip).
 
     Raises:
         ModelFileError: the model is missing, corrupt, or of an older strip layout.
@@ -205,7 +213,7 @@ class ChipSideReader:
         Returns:
             One :class:`vision.chips.StackReading` per base, in order.
         """
-        from vision.chips import StackReading, chip_geometry
+        from vision.chips import SURE_PX_PER_CHIP, StackReading, chip_geometry
 
         coarse, sight, steps = [], [], []
         for base in bases_mm:
@@ -230,14 +238,15 @@ class ChipSideReader:
                                         note=f"the stack's bottom chip was not found (alignment {ai[best]:.2f}): "
                                              "cannot count"))
                 continue
-            reading = reading_from_slots(pi[best], self.denominations, self.threshold, ppc)
+            threshold = self.threshold if ppc >= SURE_PX_PER_CHIP else max(self.threshold, THIN_SIDE_THRESHOLD)
+            reading = reading_from_slots(pi[best], self.denominations, threshold, ppc)
             if reading.count is None:
                 # the tie runs over every base tried near the best one (a run of saturated bases can span the
                 # coarse steps), each once: the coarse step refined from is the first fine base
                 near = (np.arange(len(ac)) != k) & (
                     np.linalg.norm(np.asarray(cb) - bases[best], axis=1) <= TIED_REACH_CHIPS * step + 1e-9)
                 reading = _tied_reading(np.concatenate([pi, pc[near]]), np.concatenate([ai, ac[near]]), best,
-                                        self.denominations, self.threshold, ppc) or reading
+                                        self.denominations, threshold, ppc) or reading
             out.append(reading)
         return out
 

@@ -236,11 +236,13 @@ def _side_px_per_chip(view: TableView, zone_name: str | None) -> float | None:
 
 
 def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
-    from vision.chips import MIN_PX_PER_CHIP
+    from vision.chips import MIN_PX_PER_CHIP, SURE_PX_PER_CHIP
 
     tally, chips_total, chips_exact, chips_abstain, chips_wrong = Tally(), 0, 0, 0, 0
-    # the chip target counts stacks whose side shows >= MIN_PX_PER_CHIP px per chip; the rest must abstain
+    # the chip target counts stacks whose side shows >= SURE_PX_PER_CHIP (2) px per chip; thinner sides
+    # down to MIN_PX_PER_CHIP are read at a stricter threshold and reported apart; below that they must abstain
     countable = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}
+    thin = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}
     too_flat = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}
     for k in range(n):
         image, view, truth = holdout_scene(seed + k, deck)
@@ -272,7 +274,8 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
                 continue
             chips_total += 1
             ppc = _side_px_per_chip(view, ct.zone)
-            band = countable if ppc is not None and ppc >= MIN_PX_PER_CHIP else too_flat
+            band = too_flat if ppc is None or ppc < MIN_PX_PER_CHIP else (
+                countable if ppc >= SURE_PX_PER_CHIP else thin)
             band["stacks"] += 1
             reading = on_spot.get(ct.zone)
             if reading is None:
@@ -295,9 +298,10 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
     out["deck"] = deck
     out["chips"] = {"stacks": chips_total, "value_exact": chips_exact, "abstained": chips_abstain,
                     "wrong": chips_wrong, "exact_rate": _r(chips_exact / chips_total if chips_total else None),
-                    f"side_ge_{MIN_PX_PER_CHIP:g}px_per_chip": {
+                    f"side_ge_{SURE_PX_PER_CHIP:g}px_per_chip": {
                         **countable, "exact_rate": _r(countable["value_exact"] / countable["stacks"]
                                                       if countable["stacks"] else None)},
+                    f"side_{MIN_PX_PER_CHIP:g}_to_{SURE_PX_PER_CHIP:g}px_per_chip": thin,
                     f"side_lt_{MIN_PX_PER_CHIP:g}px_per_chip": too_flat}
     log(f"rendered hold-out: {json.dumps({k: out[k] for k in ('precision', 'recall', 'identity_accuracy')})}")
     return out, tally
