@@ -437,3 +437,36 @@ def test_a_box_read_unsurely_between_two_cards_indices_does_not_make_them_one_ca
                 [one_hot("8H", 0.98), unsure, one_hot("6D", 0.99)], zone="seat2.cards")
     cards = group_cards(d, positions_mm=at_mm(d, [[1353, 394], [1358, 397], [1363, 401]]))
     assert sorted(c.label for c in cards) == ["6D", "8H"]
+
+
+def _six_of_diamonds_over(label: str, under_box) -> list:
+    """A 6D whose two corners show (top-left index, bottom-right index at 753-823 x 1259-1343 px, as in 4K seed
+    7117) and a lone index ``label`` boxed at ``under_box``, 14 mm right of the bottom-right one."""
+    d = corners([[702, 1060, 767, 1141], [753, 1259, 823, 1343], under_box],
+                [one_hot("6D"), one_hot("6D"), one_hot(label, 0.91)], zone="seat5.cards")
+    return group_cards(d, positions_mm=at_mm(d, [[686, 545], [709, 619], [722, 616]]))
+
+
+def test_an_index_half_under_a_cards_corner_reading_its_rank_in_another_suit_is_unreadable():
+    """Step 8: the AH under the 6D's corner read 6H (the 6's ink in its crop): not a card, unreadable."""
+    cards = _six_of_diamonds_over("6H", [787, 1245, 868, 1341])
+    assert sorted(c.label for c in cards) == ["6D", UNREADABLE]
+
+
+def test_an_index_half_under_a_cards_corner_reading_another_rank_stays_a_card():
+    cards = _six_of_diamonds_over("AH", [787, 1245, 868, 1341])
+    assert sorted(c.label for c in cards) == ["6D", "AH"]
+
+
+def test_an_index_clear_of_the_cards_corners_reading_its_rank_stays_a_card():
+    """A 6H fanned beside the 6D, its index box clear of the 6D's corner: a second six, read as it shows."""
+    cards = _six_of_diamonds_over("6H", [840, 1245, 905, 1330])
+    assert sorted(c.label for c in cards) == ["6D", "6H"]
+
+
+def test_a_sure_index_half_under_a_cards_corner_reading_its_rank_stays_a_card():
+    """A second six fanned tight beside the 6D, its own index read at 0.99: a card of that rank, as it reads."""
+    d = corners([[702, 1060, 767, 1141], [753, 1259, 823, 1343], [787, 1245, 868, 1341]],
+                [one_hot("6D"), one_hot("6D"), one_hot("6H", 0.99)], zone="seat5.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[686, 545], [709, 619], [722, 616]]))
+    assert sorted(c.label for c in cards) == ["6D", "6H"]

@@ -230,3 +230,13 @@ def test_a_side_under_the_floor_is_not_counted_from_the_box():
     r = read_stack(np.zeros((480, 640, 3), np.uint8), np.array([300, 200, 340, 240], np.float32),
                    default_chip_set(), cam, (500.0, 520.0))
     assert r.count is None and "too few to count" in r.note
+
+
+def test_a_stack_let_in_under_2_px_per_chip_is_read_at_the_stricter_threshold_wherever_the_search_ends():
+    """At 1.99 px per chip at the guessed base, the search may settle where the side shows 2.0: still 0.95."""
+    from vision.chips import SURE_PX_PER_CHIP, chip_geometry
+
+    cam = _camera_showing(525)
+    assert chip_geometry(cam, (500.0, 520.0))[0] < SURE_PX_PER_CHIP
+    r = _reader_seeing(slots(5, 5, 25, p=0.9)).read(np.zeros((480, 640, 3), np.uint8), cam, (500.0, 520.0))
+    assert r.value is None

@@ -215,9 +215,10 @@ class ChipSideReader:
         """
         from vision.chips import SURE_PX_PER_CHIP, StackReading, chip_geometry
 
-        coarse, sight, steps = [], [], []
+        coarse, sight, steps, guessed_ppc = [], [], [], []
         for base in bases_mm:
             b = np.asarray(base, np.float64)
+            guessed_ppc.append(chip_geometry(camera, (float(b[0]), float(b[1])))[0])
             front, step = sight_step_mm(camera, b)
             steps.append(step)
             reach = max(SEARCH_MIN_CHIPS, SEARCH_MM / max(step, 1e-6))
@@ -230,7 +231,8 @@ class ChipSideReader:
             fine.append([bases[k], bases[k] + half, bases[k] - half])
         p, aligned = self._run_bases(image, camera, fine)
         out = []
-        for bases, pi, ai, pc, ac, cb, k, step in zip(fine, p, aligned, p_coarse, a_coarse, coarse, refined, steps):
+        for bases, pi, ai, pc, ac, cb, k, step, ppc0 in zip(fine, p, aligned, p_coarse, a_coarse, coarse, refined,
+                                                             steps, guessed_ppc):
             best = int(np.argmax(ai))
             ppc = chip_geometry(camera, (float(bases[best][0]), float(bases[best][1])))[0]
             if ai[best] < ALIGNED_MIN:
@@ -238,7 +240,10 @@ class ChipSideReader:
                                         note=f"the stack's bottom chip was not found (alignment {ai[best]:.2f}): "
                                              "cannot count"))
                 continue
-            threshold = self.threshold if ppc >= SURE_PX_PER_CHIP else max(self.threshold, THIN_SIDE_THRESHOLD)
+            # the stack was let in by the ppc at its guessed base, and the search moves it a little: the thinner of
+            # the two decides, so a stack banded under 2 px per chip is never counted at the looser threshold
+            thin = min(ppc, ppc0) < SURE_PX_PER_CHIP
+            threshold = max(self.threshold, THIN_SIDE_THRESHOLD) if thin else self.threshold
             reading = reading_from_slots(pi[best], self.denominations, threshold, ppc)
             if reading.count is None:
                 # the tie runs over every base tried near the best one (a run of saturated bases can span the

@@ -646,8 +646,8 @@ class FrameReader:
         settle_frames: live: a changed crop still moving is read once it holds still, or after this many
             analysed frames of motion (:meth:`Stage1Detector.detect_crops`).
         chip_side: the chip-side model (:mod:`vision.chip_side`) that counts stacks from their side where the
-            calibration shows >= :data:`vision.chips.MIN_PX_PER_CHIP` px per chip (default: the committed ``models/chip_side.onnx``; None: from
-            the box's height only, which abstains on nearly every stack).
+            calibration shows >= :data:`vision.chips.MIN_PX_PER_CHIP` px per chip (default: the committed
+            ``models/chip_side.onnx``; None: from the box's height only, which abstains on nearly every stack).
         probe_spots: with ``chip_side``: read every countable betting spot where stage 1 found no stack
             at the spot's centre too (stage 1 misses a stack now and then; a wager missed reads as taken).
 
