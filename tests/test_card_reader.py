@@ -465,8 +465,8 @@ def test_an_index_clear_of_the_cards_corners_reading_its_rank_stays_a_card():
 
 
 def test_a_sure_index_half_under_a_cards_corner_reading_its_rank_stays_a_card():
-    """A second six fanned tight beside the 6D, its own index read at 0.99: a card of that rank, as it reads."""
+    """A second six fanned tight beside the 6D, its own index read at 0.995: a card of that rank, as it reads."""
     d = corners([[702, 1060, 767, 1141], [753, 1259, 823, 1343], [787, 1245, 868, 1341]],
-                [one_hot("6D"), one_hot("6D"), one_hot("6H", 0.99)], zone="seat5.cards")
+                [one_hot("6D"), one_hot("6D"), one_hot("6H", 0.995)], zone="seat5.cards")
     cards = group_cards(d, positions_mm=at_mm(d, [[686, 545], [709, 619], [722, 616]]))
     assert sorted(c.label for c in cards) == ["6D", "6H"]

@@ -117,10 +117,10 @@ COURT_RANKS = ("J", "Q", "K")
 
 MIXED_INK_SHARE = 0.25
 """Least share of a lone index's box lying under a corner index of a card whose two corners show for step 8."""
-MIXED_INK_CONF = 0.95
+MIXED_INK_CONF = 0.99
 """Step 8 leaves a lone index read this surely as it reads: a second card of that rank fanned tight beside the
 first (a pair to split) shows its own index whole and reads it at 0.99 and more; the crop holding two cards' ink
-read 0.91 (seed 7117)."""
+read 0.91-0.96 (seed 7117, frame by frame: at 0.95 the rule let two frames through and the AH was voted 6H)."""
 
 DUPLICATE_HEIGHTS = 0.6
 CORNER_PAIR_HEIGHTS = (2.0, 9.0)
