@@ -82,52 +82,28 @@ def chip_side_model(path: Path | None = None, off: bool = False) -> Path | None:
     return None if off else (path or DEFAULT_CHIP_SIDE)
 
 
-def _arc_strip(image: np.ndarray, camera, base_mm, radius_mm: float, facing_rad: float, half_width_rad: float):
-    from vision.chips import CHIP_THICKNESS_MM
-
-    b = np.asarray(base_mm, np.float64)
-    ang = facing_rad + np.linspace(-half_width_rad, half_width_rad, ARC_POINTS)
-    z = (ROWS_BELOW - np.arange(STRIP_ROWS) - 0.5) * CHIP_THICKNESS_MM / ROWS_PER_CHIP  # up is -z
-    pts = np.stack([np.broadcast_to(b[0] + radius_mm * np.cos(ang), (STRIP_ROWS, ARC_POINTS)),
-                    np.broadcast_to(b[1] + radius_mm * np.sin(ang), (STRIP_ROWS, ARC_POINTS)),
-                    np.broadcast_to(z[:, None], (STRIP_ROWS, ARC_POINTS))], -1)
-    uv = camera.project(pts.reshape(-1, 3)).reshape(STRIP_ROWS, ARC_POINTS, 2).astype(np.float32)
-    uv = np.nan_to_num(uv, nan=-1.0)
-    return cv2.remap(image, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
 def _towards_camera(camera, base_mm) -> np.ndarray:
     """(2,) unit layout direction from ``base_mm`` towards the point under the camera."""
     front = camera.center_mm[:2] - np.asarray(base_mm, np.float64)
     return front / max(float(np.linalg.norm(front)), 1e-6)
 
 
-def _facing(camera, base_mm) -> float:
-    front = _towards_camera(camera, base_mm)
-    return float(np.arctan2(front[1], front[0]))
-
-
-def side_strip(image: np.ndarray, camera, base_mm, radius_mm: float | None = None, back: bool = False) -> np.ndarray:
+def side_strip(image: np.ndarray, camera, base_mm, back: bool = False) -> np.ndarray:
     """Unroll the front (or back) of a stack standing at ``base_mm`` into an upright strip.
 
     Args:
         image: (H, W, 3) uint8 BGR frame.
         camera: :class:`calibration.camera.PinholeCamera` with the table's pose.
         base_mm: (x, y) mm of the stack's base centre on the layout.
-        radius_mm: chip radius (default: :data:`vision.chips.CHIP_DIAMETER_MM` / 2).
-        back: the arc facing away from the camera instead of the one facing it.
+        back: the arc facing away from the camera (:data:`BACK_ARC_RAD` either side) instead of the one facing it
+            (:data:`ARC_RAD` either side).
 
     Returns:
         (STRIP_ROWS, ARC_POINTS, 3) uint8 BGR, row 0 at the bottom (below the felt), each
-        chip thickness ``ROWS_PER_CHIP`` rows; pixels outside the frame replicate its edge.
+        chip thickness ``ROWS_PER_CHIP`` rows, on a chip's radius; pixels outside the frame replicate its edge.
     """
-    from vision.chips import CHIP_DIAMETER_MM
-
-    r = (CHIP_DIAMETER_MM / 2) if radius_mm is None else radius_mm
-    fa = _facing(camera, base_mm)
-    if back:
-        return _arc_strip(image, camera, base_mm, r, fa + np.pi, BACK_ARC_RAD)
-    return _arc_strip(image, camera, base_mm, r, fa, ARC_RAD)
+    strips = strips_at(image, camera, [base_mm])[0]
+    return strips[..., 3:] if back else strips[..., :3]
 
 
 def stack_strips(image: np.ndarray, camera, base_mm) -> np.ndarray:
@@ -145,7 +121,7 @@ def strips_at(image: np.ndarray, camera, bases_mm) -> np.ndarray:
 
     The chip side reads 12-17 bases per stack; sampled one arc at a time, with a projection and a remap each,
     they cost about as much as the model (nineteenth session: 78 ms of a bench frame with ten thin-sided
-    stacks).  The pixels are those :func:`side_strip` samples.
+    stacks).
 
     Returns:
         (K, STRIP_ROWS, ARC_POINTS, 6) uint8, front BGR then back BGR, row 0 at the bottom.
