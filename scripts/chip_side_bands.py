@@ -1,0 +1,70 @@
+"""Chip-side readings by px per chip and slot threshold, on fresh renders (model card, nineteenth session).
+
+    python scripts/chip_side_bands.py FRAMES SEED SPOT_SD_MM [OUT.json]
+    python scripts/chip_side_bands.py 300 8125 0      # the model card's "spot's centre" rows
+    python scripts/chip_side_bands.py 300 8126 3      # its "3 mm off" rows
+
+Renders FRAMES frames of chip stacks (60 % at 3840 x 2160, half the stacks stacked as players stack a wager), and
+reads every stack whose side shows 1.4-2.4 px per chip as the runtime reads a wager: the base searched from a guess
+``SPOT_SD_MM`` off the stack's centre (N(0, sd) each way).  Each stack is read at several least-slot thresholds;
+the threshold the runtime applies to thin sides (:data:`vision.chip_side.THIN_SIDE_THRESHOLD`) is raised to each
+of them too, so every row is what a reader with that one threshold would give.  Prints right / wrong per band and
+threshold; OUT.json keeps every stack's readings.  Needs the ``train`` extra (the renderer's scenes).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import vision.chip_side as chip_side  # noqa: E402
+from models.chip_side_train import chip_scene  # noqa: E402
+from vision.chips import chip_geometry  # noqa: E402
+
+THRESHOLDS = (0.85, 0.9, 0.95, 0.98, 0.99)
+BANDS = ((1.4, 1.6), (1.6, 1.8), (1.8, 2.0), (2.0, 2.4))
+
+
+def read_bands(frames: int, seed: int, spot_sd_mm: float) -> list[dict]:
+    """One row per stack in the bands: its px per chip, true value, and the value read at each threshold."""
+    reader = chip_side.ChipSideReader()
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(frames):
+        size = (3840, 2160) if rng.random() < 0.6 else (1920, 1080)
+        res, camera, truth = chip_scene(rng, *size, player_share=0.5)
+        for base, layers in truth:
+            ppc = chip_geometry(camera, base)[0]
+            if not BANDS[0][0] <= ppc < BANDS[-1][1]:
+                continue
+            guess = np.asarray(base) + rng.normal(0, spot_sd_mm, 2)
+            row = {"ppc": ppc, "value": sum(d * n for d, n in layers)}
+            for t in THRESHOLDS:
+                reader.threshold = t
+                chip_side.THIN_SIDE_THRESHOLD = t  # one threshold for every band: the table compares them
+                row[str(t)] = reader.read(res.image, camera, guess).value
+            rows.append(row)
+    return rows
+
+
+def summary(rows: list[dict]) -> list[str]:
+    lines = []
+    for lo, hi in BANDS:
+        sel = [r for r in rows if lo <= r["ppc"] < hi]
+        cells = [f"{t}: {sum(r[str(t)] == r['value'] for r in sel)} right "
+                 f"{sum(r[str(t)] is not None and r[str(t)] != r['value'] for r in sel)} wrong" for t in THRESHOLDS]
+        lines.append(f"{lo}-{hi} px per chip, {len(sel)} stacks | " + " | ".join(cells))
+    return lines
+
+
+if __name__ == "__main__":
+    frames, seed, sd = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    rows = read_bands(frames, seed, sd)
+    if len(sys.argv) > 4:
+        Path(sys.argv[4]).write_text(json.dumps(rows))
+    print("\n".join(summary(rows)))
