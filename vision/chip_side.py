@@ -83,9 +83,9 @@ def chip_side_model(path: Path | None = None, off: bool = False) -> Path | None:
 
 
 def _towards_camera(camera, base_mm) -> np.ndarray:
-    """(2,) unit layout direction from ``base_mm`` towards the point under the camera."""
+    """Unit layout direction from each base ((2,) or (K, 2) mm) towards the point under the camera, same shape."""
     front = camera.center_mm[:2] - np.asarray(base_mm, np.float64)
-    return front / max(float(np.linalg.norm(front)), 1e-6)
+    return front / np.maximum(np.linalg.norm(front, axis=-1, keepdims=True), 1e-6)
 
 
 def side_strip(image: np.ndarray, camera, base_mm, back: bool = False) -> np.ndarray:
@@ -135,8 +135,7 @@ def _strips_chunk(image: np.ndarray, camera, b: np.ndarray) -> np.ndarray:
     from vision.chips import CHIP_DIAMETER_MM, CHIP_THICKNESS_MM
 
     k = len(b)
-    front = camera.center_mm[:2] - b
-    front /= np.maximum(np.linalg.norm(front, axis=1, keepdims=True), 1e-6)
+    front = _towards_camera(camera, b)
     facing = np.arctan2(front[:, 1], front[:, 0])
     ang = np.stack([facing[:, None] + np.linspace(-ARC_RAD, ARC_RAD, ARC_POINTS),
                     facing[:, None] + np.pi + np.linspace(-BACK_ARC_RAD, BACK_ARC_RAD, ARC_POINTS)], 1)  # (K, 2, P)
@@ -159,6 +158,12 @@ def sight_step_mm(camera, base_mm) -> tuple[np.ndarray, float]:
     Moving a base ``d`` mm towards the camera moves its image as far as ``d / step`` chip
     thicknesses on the side do.
     """
+    front, step, _ = _sight(camera, base_mm)
+    return front, step
+
+
+def _sight(camera, base_mm) -> tuple[np.ndarray, float, float]:
+    """:func:`sight_step_mm` and the px per chip the side shows at ``base_mm``."""
     from vision.chips import chip_geometry
 
     b = np.asarray(base_mm, np.float64)
@@ -166,12 +171,12 @@ def sight_step_mm(camera, base_mm) -> tuple[np.ndarray, float]:
     p = camera.project([[b[0], b[1], 0.0], [b[0] + front[0], b[1] + front[1], 0.0]])
     px_per_mm = float(np.linalg.norm(p[1] - p[0]))
     ppc = chip_geometry(camera, (float(b[0]), float(b[1])))[0]
-    return front, ppc / max(px_per_mm, 1e-6)
+    return front, ppc / max(px_per_mm, 1e-6), ppc
 
 
 def strips_to_blob(strips) -> np.ndarray:
     """(B, H, W, 6) uint8 front+back BGR strips -> (B, 6, H, W) float32 RGB+RGB in [0, 1]."""
-    batch = np.stack(strips)
+    batch = strips if isinstance(strips, np.ndarray) else np.stack(strips)
     return unit_nchw(np.concatenate([batch[..., 2::-1], batch[..., 5:2:-1]], -1))
 
 
@@ -208,8 +213,9 @@ class ChipSideReader:
         self.threshold = threshold
         self.input_name = self.session.get_inputs()[0].name
 
-    def run(self, strips: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """(slot probabilities (N, SLOTS, 1 + D) float32: empty then each denomination, alignment (N,) float32)."""
+    def run(self, strips) -> tuple[np.ndarray, np.ndarray]:
+        """(N, H, W, 6) uint8 strips (an array or a list) -> (slot probabilities (N, SLOTS, 1 + D) float32: empty
+        then each denomination, alignment (N,) float32)."""
         if not len(strips):
             return np.zeros((0, SLOTS, 1 + len(self.denominations)), np.float32), np.zeros(0, np.float32)
         from vision.card_reader import softmax
@@ -236,8 +242,8 @@ class ChipSideReader:
         coarse, sight, steps, guessed_ppc = [], [], [], []
         for base in bases_mm:
             b = np.asarray(base, np.float64)
-            guessed_ppc.append(chip_geometry(camera, (float(b[0]), float(b[1])))[0])
-            front, step = sight_step_mm(camera, b)
+            front, step, ppc0 = _sight(camera, b)
+            guessed_ppc.append(ppc0)
             steps.append(step)
             reach = max(SEARCH_MIN_CHIPS, SEARCH_MM / max(step, 1e-6))
             offsets = np.arange(-reach, reach + 1e-9, SEARCH_STEP_CHIPS)
@@ -276,7 +282,7 @@ class ChipSideReader:
     def _run_bases(self, image, camera, groups: list[list[np.ndarray]]) -> tuple[list, list]:
         """Per group of bases: (slot probabilities (K, SLOTS, 1 + D), alignment (K,)), all groups in one batch."""
         strips = strips_at(image, camera, [c for bases in groups for c in bases])
-        p, aligned = self.run(list(strips))
+        p, aligned = self.run(strips)
         cuts = np.cumsum([0] + [len(bases) for bases in groups])
         return [p[a:b] for a, b in zip(cuts[:-1], cuts[1:])], [aligned[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
 

@@ -45,9 +45,9 @@ identity, 180 degrees apart).  Indices are grouped in three steps, then what is 
 8. **Another card's corner read into an index**: a lone index whose box lies a quarter or more
    (:data:`MIXED_INK_SHARE` of its area) under a corner index of a card whose two corners show, and that reads that
    card's rank in another suit below :data:`MIXED_INK_CONF`, is read from both cards' ink: ``unreadable``, not a
-   card. The card whose two
-   corners show lies on top there, and the crop of the index under it holds its rank (seed 7117 at 4K: an AH whose
-   corner a 6D turned over covered read 6H at 0.91 from then on, after reading AH while in the clear).
+   card. The card whose two corners show lies on top there, and the crop of the index under it holds its rank
+   (seed 7117 at 4K: an AH whose corner a 6D turned over covered read 6H at 0.91-0.96 from then on, after reading
+   AH while in the clear).
 
 The group's probabilities are averaged (several looks at one card) before the label is chosen.
 
@@ -203,27 +203,20 @@ SAME_PLACE_MM = 12.0
 """Two cards whose centres lie closer than this (mm) are one place: two cards of one identity paired crosswise."""
 
 
-def _rank(label: str) -> str:
-    return label[:-1]
-
-
 def _mixed_ink(k: int, box: np.ndarray, gi: int, groups: list[list[int]], votes: list[np.ndarray],
                clusters: list[list[int]], boxes: np.ndarray, threshold: float) -> bool:
-    """Step 8: whether the lone index of group ``gi`` (read as card ``k``, member boxes ``box`` (M, 4) xyxy
-    pixels) lies :data:`MIXED_INK_SHARE` or more under a corner index of a surely read card whose two corners show
+    """Step 8: whether the lone index of group ``gi`` (read as card ``k``, its (4,) xyxy pixel box ``box``) lies
+    :data:`MIXED_INK_SHARE` or more under a corner index of a surely read card whose two corners show
     (``boxes``: (n, 4) xyxy of every index row, by cluster member) that has ``k``'s rank in another suit."""
-    mine = np.concatenate([box[:, :2].min(0), box[:, 2:].max(0)])
-    area = max(float(np.prod(mine[2:] - mine[:2])), 1e-6)
-    label = CARD_LABELS[k]
+    area = max(float(np.prod(box[2:] - box[:2])), 1e-6)
     for h, g in enumerate(groups):
         if h == gi or len(g) < 2:
             continue
         other = int(votes[h].argmax())
-        if votes[h][other] < threshold or CARD_LABELS[other] == label or \
-                _rank(CARD_LABELS[other]) != _rank(label):
+        if votes[h][other] < threshold or other == k or ALL_CARDS[other].rank != ALL_CARDS[k].rank:
             continue
         for i in (i for c in g[:2] for i in clusters[c]):  # its two corners (step 3's marks come after them)
-            lo, hi = np.maximum(mine[:2], boxes[i, :2]), np.minimum(mine[2:], boxes[i, 2:])
+            lo, hi = np.maximum(box[:2], boxes[i, :2]), np.minimum(box[2:], boxes[i, 2:])
             if float(np.prod(np.clip(hi - lo, 0, None))) >= MIXED_INK_SHARE * area:
                 return True
     return False
@@ -399,11 +392,11 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         if len(g) == 1 and p[k] < BACK_PRINT_CONF and on_print is not None and bool(np.all(on_print[members])):
             continue  # 6. a glyph of the layout's words
         label = CARD_LABELS[k] if p[k] >= threshold else UNREADABLE
-        if len(g) == 1 and label != UNREADABLE and p[k] < MIXED_INK_CONF and _mixed_ink(k, dets.xyxy[members], gi, groups, votes, clusters,
-                                                              boxes, threshold):
-            label = UNREADABLE  # 8. another card's corner read into this index
         box = dets.xyxy[members]
         box = np.concatenate([box[:, :2].min(0), box[:, 2:].max(0)]).astype(np.float32)
+        if len(g) == 1 and label != UNREADABLE and p[k] < MIXED_INK_CONF and \
+                _mixed_ink(k, box, gi, groups, votes, clusters, boxes, threshold):
+            label = UNREADABLE  # 8. another card's corner read into this index
         cards.append(PhysicalCard(label=label, score=float(p[k]), box=box, zone=zone_of[g[0]],
                                   members=tuple(members)))
     backs = np.flatnonzero(dets.class_id == BACK_ID)
