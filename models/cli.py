@@ -272,3 +272,17 @@ def register(app: typer.Typer) -> None:
         if not reader.is_file():
             raise BadInput(f"{reader}: model file not found")
         print(json.dumps(quantize_reader(reader, out, calibration_index_crops(calib_frames))))
+
+    @train_app.command("quantize-chip-side")
+    def quantize_chip_side_cmd(
+        model: Path = typer.Argument(MODELS / "chip_side.onnx", help="The float chip-side model (.onnx)."),
+        out: Path = typer.Option(MODELS / "chip_side_int8.onnx", "--out"),
+        calib_frames: int = typer.Option(40, "--calib-frames", min=1, help="Rendered frames the calibration strips come from."),
+    ) -> None:
+        """The chip-side model in static int8 (the runtime's default), calibrated on rendered stacks' strips."""
+        _need_train_extra()
+        from models.export import calibration_chip_strips, quantize_chip_side
+
+        if not model.is_file():
+            raise BadInput(f"{model}: model file not found")
+        print(json.dumps(quantize_chip_side(model, out, calibration_chip_strips(calib_frames))))

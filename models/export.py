@@ -230,3 +230,43 @@ def quantize_reader(onnx_path: Path, out: Path, calib_crops: list, batch: int = 
     turned = turned_crops(np.stack(calib_crops), reader.turns)
     feeds = [{reader.input_name: crops_to_blob(turned[i:i + batch])} for i in range(0, len(turned), batch)]
     return _quantize(onnx_path, out, feeds, reduce_range=True)
+
+
+def calibration_chip_strips(frames: int = 40, seed: int = 777, strips: int = 1024) -> "np.ndarray":
+    """Chip-side strips (:func:`vision.chip_side.stack_strips`) of rendered stacks, as training samples them:
+    aligned and misaligned bases, bare spots and felt; 60 % of frames at 3840 x 2160, half the stacks stacked as
+    players stack a wager. The calibration set of an int8 chip side.
+
+    Returns:
+        (min(strips, N), STRIP_ROWS, ARC_POINTS, 6) uint8, drawn at random from about forty per frame.
+    """
+    import numpy as np
+
+    from models.chip_side_train import make_strips
+
+    x = make_strips(frames, seed, min_ppc=1.4, workers=2, uhd_share=0.6, player_share=0.5, log=lambda *a: None)[0]
+    return x[np.random.default_rng(0).permutation(len(x))[:strips]]
+
+
+def quantize_chip_side(onnx_path: Path, out: Path, calib_strips, batch: int = 64) -> dict:
+    """Static int8 quantisation of the chip-side model (QDQ, uint8 activations, int8 weights per channel in 7
+    bits, every operator), calibrated on ``calib_strips``; its metadata (the denominations) is kept.
+
+    7-bit weights, as the card reader's (:func:`quantize_reader`): the same file reads alike on every x86 CPU.
+
+    Args:
+        calib_strips: (N, STRIP_ROWS, ARC_POINTS, 6) uint8 front+back strips (:func:`calibration_chip_strips`).
+
+    Returns:
+        {"onnx": path, "sha256": ..., "mb": size}.
+
+    Raises:
+        ValueError: no calibration strips.
+    """
+    from vision.chip_side import ChipSideReader, strips_to_blob
+
+    reader = ChipSideReader(onnx_path)
+    if not len(calib_strips):
+        raise ValueError("no calibration strips")
+    feeds = [{reader.input_name: strips_to_blob(calib_strips[i:i + batch])} for i in range(0, len(calib_strips), batch)]
+    return _quantize(onnx_path, out, feeds, reduce_range=True)

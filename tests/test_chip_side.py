@@ -159,7 +159,7 @@ def test_bases_tied_only_far_from_the_best_one_do_not_count_the_stack():
     reader.denominations, reader.threshold = DENOMS, 0.85
     calls = []
 
-    def run_bases(image, camera, groups):
+    def run_bases(image, camera, groups, search=False):
         n = len(groups[0])
         calls.append(n)
         if len(calls) == 1:  # the coarse search: best in the middle, the two first bases tied with it
@@ -183,7 +183,7 @@ def _reader_seeing(p_stack):
     reader = object.__new__(ChipSideReader)
     reader.denominations, reader.threshold = DENOMS, 0.85
 
-    def run_bases(image, camera, groups):
+    def run_bases(image, camera, groups, search=False):
         return ([np.stack([p_stack] * len(g)) for g in groups],
                 [np.linspace(0.9, 1.0, len(g)).astype(np.float32)[::-1] for g in groups])
 

@@ -16,7 +16,7 @@ needs_train = pytest.mark.skipif(not HAVE_TRAIN, reason="torch/ultralytics/onnx 
 
 
 @pytest.mark.parametrize("name", ["stage1.onnx", "stage1_int8.onnx", "card_reader.onnx", "card_reader_int8.onnx",
-                                  "chip_side.onnx"])
+                                  "chip_side.onnx", "chip_side_int8.onnx"])
 def test_committed_model_loads_with_onnxruntime(name):
     path = MODELS / name
     if not path.is_file():
@@ -36,7 +36,7 @@ def test_committed_models_match_the_model_card():
 
     text = card.read_text()
     for name in ("stage1.onnx", "stage1.pt", "stage1_int8.onnx", "card_reader.onnx", "card_reader_int8.onnx",
-                 "chip_side.onnx"):
+                 "chip_side.onnx", "chip_side_int8.onnx"):
         if (MODELS / name).is_file():
             assert sha256(MODELS / name) in text, f"{name}: sha256 missing from MODEL_CARD.md"
 

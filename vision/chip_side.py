@@ -72,8 +72,14 @@ wrong (2.8 %), 0.95 186 right and 5 wrong (2.0 %), as wrong as 2.0-2.4 px per ch
 TIED_AGREEING = 2
 """Tied bases that must give one and the same count and value to stand in for the best one where it cannot count."""
 
-DEFAULT_CHIP_SIDE = Path(__file__).resolve().parents[1] / "models" / "chip_side.onnx"
-"""The committed chip-side model."""
+FP32_CHIP_SIDE = Path(__file__).resolve().parents[1] / "models" / "chip_side.onnx"
+"""The committed chip-side model, float (the one training exports and fine-tunes start from)."""
+DEFAULT_CHIP_SIDE = FP32_CHIP_SIDE
+"""The chip-side model the runtime uses: the float one.  :data:`INT8_CHIP_SIDE` is 1.5-2x faster per strip but read
+more stacks wrong on fresh renders (twentieth session), so it is not the default."""
+INT8_CHIP_SIDE = FP32_CHIP_SIDE.with_name("chip_side_int8.onnx")
+""":data:`FP32_CHIP_SIDE` in static int8 (7-bit weights: :func:`models.export.quantize_chip_side`); usable as the
+base search's model only (``ChipSideReader(search_model=...)``), measured, not the default."""
 
 
 def chip_side_model(path: Path | None = None, off: bool = False) -> Path | None:
@@ -180,6 +186,22 @@ def strips_to_blob(strips) -> np.ndarray:
     return unit_nchw(np.concatenate([batch[..., 2::-1], batch[..., 5:2:-1]], -1))
 
 
+def _open_chip_side(model, threads: int | None):
+    """(onnxruntime session, denominations) of a chip-side model file.
+
+    Raises:
+        ModelFileError: the model is missing, corrupt, or of an older strip layout.
+    """
+    from vision.onnx_runtime import ModelFileError, open_session
+
+    session = open_session(model, threads=threads)
+    shape = session.get_inputs()[0].shape
+    if len(shape) != 4 or shape[1:] != [STRIP_CHANNELS, STRIP_ROWS, ARC_POINTS] or len(session.get_outputs()) != 2:
+        raise ModelFileError(f"{model}: a chip-side model reads (batch, {STRIP_CHANNELS}, {STRIP_ROWS}, "
+                             f"{ARC_POINTS}) strips and gives slots and alignment; this one takes {shape}")
+    return session, json.loads(session.get_modelmeta().custom_metadata_map.get("denominations", "[]"))
+
+
 class ChipSideReader:
     """Counts and values chip stacks from :func:`stack_strips` with the committed ONNX model.
 
@@ -199,28 +221,27 @@ class ChipSideReader:
     """
 
     def __init__(self, model: str | Path = DEFAULT_CHIP_SIDE, threads: int | None = None,
-                 threshold: float = 0.85) -> None:
-        from vision.onnx_runtime import ModelFileError, open_session
+                 threshold: float = 0.85, search_model: str | Path | None = None) -> None:
+        self.session, self.denominations = _open_chip_side(model, threads)
+        self.search_session = None
+        if search_model is not None:
+            from vision.onnx_runtime import ModelFileError
 
-        self.session = open_session(model, threads=threads)
-        meta = self.session.get_modelmeta().custom_metadata_map
-        self.denominations: list[int] = json.loads(meta.get("denominations", "[]"))
-        shape = self.session.get_inputs()[0].shape
-        if len(shape) != 4 or shape[1:] != [STRIP_CHANNELS, STRIP_ROWS, ARC_POINTS] or \
-                len(self.session.get_outputs()) != 2:
-            raise ModelFileError(f"{model}: a chip-side model reads (batch, {STRIP_CHANNELS}, {STRIP_ROWS}, "
-                                 f"{ARC_POINTS}) strips and gives slots and alignment; this one takes {shape}")
+            self.search_session, denominations = _open_chip_side(search_model, threads)
+            if denominations != self.denominations:
+                raise ModelFileError(f"{search_model}: reads denominations {denominations}, {model} {self.denominations}")
         self.threshold = threshold
         self.input_name = self.session.get_inputs()[0].name
 
-    def run(self, strips) -> tuple[np.ndarray, np.ndarray]:
+    def run(self, strips, search: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(N, H, W, 6) uint8 strips (an array or a list) -> (slot probabilities (N, SLOTS, 1 + D) float32: empty
-        then each denomination, alignment (N,) float32)."""
+        then each denomination, alignment (N,) float32); ``search``: with the search model where there is one."""
         if not len(strips):
             return np.zeros((0, SLOTS, 1 + len(self.denominations)), np.float32), np.zeros(0, np.float32)
         from vision.card_reader import softmax
 
-        slot_logits, aligned_logit = self.session.run(None, {self.input_name: strips_to_blob(strips)})
+        session = self.search_session if search and self.search_session is not None else self.session
+        slot_logits, aligned_logit = session.run(None, {self.input_name: strips_to_blob(strips)})
         return softmax(slot_logits).astype(np.float32), (1.0 / (1.0 + np.exp(-aligned_logit))).astype(np.float32)
 
     def read(self, image: np.ndarray, camera, base_mm):
@@ -249,7 +270,7 @@ class ChipSideReader:
             offsets = np.arange(-reach, reach + 1e-9, SEARCH_STEP_CHIPS)
             coarse.append([b + o * step * front for o in offsets])
             sight.append(0.5 * SEARCH_STEP_CHIPS * step * front)  # half a step along the line of sight, mm
-        p_coarse, a_coarse = self._run_bases(image, camera, coarse)
+        p_coarse, a_coarse = self._run_bases(image, camera, coarse, search=True)
         fine, refined = [], [int(np.argmax(ai)) for ai in a_coarse]
         for bases, k, half in zip(coarse, refined, sight):
             fine.append([bases[k], bases[k] + half, bases[k] - half])
@@ -279,10 +300,10 @@ class ChipSideReader:
             out.append(reading)
         return out
 
-    def _run_bases(self, image, camera, groups: list[list[np.ndarray]]) -> tuple[list, list]:
+    def _run_bases(self, image, camera, groups: list[list[np.ndarray]], search: bool = False) -> tuple[list, list]:
         """Per group of bases: (slot probabilities (K, SLOTS, 1 + D), alignment (K,)), all groups in one batch."""
         strips = strips_at(image, camera, [c for bases in groups for c in bases])
-        p, aligned = self.run(strips)
+        p, aligned = self.run(strips, search)
         cuts = np.cumsum([0] + [len(bases) for bases in groups])
         return [p[a:b] for a, b in zip(cuts[:-1], cuts[1:])], [aligned[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
 
