@@ -210,9 +210,13 @@ class ChipSideReader:
         threads: onnxruntime intra-op threads.
         threshold: least probability of every slot's reading; below it the stack is unreadable (at least
             :data:`THIN_SIDE_THRESHOLD` where the side shows under :data:`vision.chips.SURE_PX_PER_CHIP` px per chip).
+        search_model: a second chip-side model (e.g. :data:`INT8_CHIP_SIDE`) that reads the coarse bases of the
+            search for the bottom chip; the readings, and the bases either side of the best, are the first model's.
+            None: one model for both.
 
     Raises:
-        ModelFileError: the model is missing, corrupt, or of an older strip layout.
+        ModelFileError: a model is missing, corrupt, or of an older strip layout, or the two read other
+            denominations.
 
     Example:
         >>> reader = ChipSideReader()                          # doctest: +SKIP
@@ -223,7 +227,7 @@ class ChipSideReader:
     def __init__(self, model: str | Path = DEFAULT_CHIP_SIDE, threads: int | None = None,
                  threshold: float = 0.85, search_model: str | Path | None = None) -> None:
         self.session, self.denominations = _open_chip_side(model, threads)
-        self.search_session = None
+        self.search_session = self.session
         if search_model is not None:
             from vision.onnx_runtime import ModelFileError
 
@@ -240,7 +244,7 @@ class ChipSideReader:
             return np.zeros((0, SLOTS, 1 + len(self.denominations)), np.float32), np.zeros(0, np.float32)
         from vision.card_reader import softmax
 
-        session = self.search_session if search and self.search_session is not None else self.session
+        session = self.search_session if search else self.session
         slot_logits, aligned_logit = session.run(None, {self.input_name: strips_to_blob(strips)})
         return softmax(slot_logits).astype(np.float32), (1.0 / (1.0 + np.exp(-aligned_logit))).astype(np.float32)
 
