@@ -31,6 +31,9 @@ SEARCH_REACH_MM = 11.0
 """... and at least this far in mm: past the runtime's search (:data:`vision.chip_side.SEARCH_MM`)."""
 ACROSS_JITTER_MM = 2.5
 """Standard deviation of the base's offset across the line of sight."""
+THIN_BAND_PX = 2.4
+"""Px per chip under which a strip counts as thin-sided for ``train_chip_side(thin_repeat=...)``: the band table's
+top (``scripts/chip_side_bands.py``), where the reader abstains most."""
 
 
 def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, with_empty: bool = False,
@@ -288,6 +291,87 @@ def chip_side_mean(nets):
     return Mean().eval()
 
 
+FUSED_CONVS = ("conv.0", "conv.3", "up.0.0", "up.1.0", "up.2.0")
+"""The convolutions of :func:`chip_side_net` followed by a batch norm, in graph order: torch's ONNX export folds
+each batch norm into the convolution before it, so the committed graph keeps only these (weights renamed)."""
+
+
+def nets_from_onnx(path: Path, classes: int) -> list[dict]:
+    """The state dicts of the :func:`chip_side_net` nets in a committed chip-side ONNX file (one net, or a
+    :func:`chip_side_mean` of several), so a fine-tune can start from what is committed.
+
+    Each batch norm comes back as the identity (scale 1, shift 0, mean 0, variance ``1 - eps``) with its
+    convolution holding the folded weights: in eval mode the net reads exactly as the graph does.  Train it with
+    the batch norms' statistics frozen (``train_chip_side(..., freeze_bn=True)``), or the first batch's
+    statistics undo the folding.
+
+    Raises:
+        ValueError: the graph's weights do not fit ``classes`` and the net's layers.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    template = chip_side_net(classes).state_dict()
+    named = {k for k in weights if k in template or (k.startswith("nets.") and k.split(".", 2)[2] in template)}
+    fused = []  # (weight, bias) names of each folded convolution (the export renames them), in graph order
+    for node in graph.node:
+        if node.op_type == "Conv" and len(node.input) == 3 and node.input[1] in weights \
+                and node.input[1] not in named and node.input[1] not in [w for w, _ in fused]:
+            fused.append((node.input[1], node.input[2]))
+    prefixes = sorted({k.split(".")[1] for k in weights if k.startswith("nets.")}) or [None]
+    if len(fused) != len(FUSED_CONVS) * len(prefixes):
+        raise ValueError(f"{path}: {len(fused)} folded convolutions for {len(prefixes)} nets; "
+                         f"expected {len(FUSED_CONVS)} each")
+    out = []
+    for n, prefix in enumerate(prefixes):
+        state = {}
+        for k, v in template.items():
+            key = k if prefix is None else f"nets.{prefix}.{k}"
+            if key in weights:
+                state[k] = weights[key]
+        for j, conv in enumerate(FUSED_CONVS):
+            w, b = fused[n * len(FUSED_CONVS) + j]
+            state[f"{conv}.weight"], state[f"{conv}.bias"] = weights[w], weights[b]
+            bn = conv.rsplit(".", 1)[0] + "." + str(int(conv.rsplit(".", 1)[1]) + 1)
+            eps = 1e-5
+            size = weights[w].shape[0]
+            state[f"{bn}.weight"], state[f"{bn}.bias"] = torch.ones(size), torch.zeros(size)
+            state[f"{bn}.running_mean"], state[f"{bn}.running_var"] = torch.zeros(size), torch.full((size,), 1 - eps)
+            state[f"{bn}.num_batches_tracked"] = torch.tensor(0)
+        missing = [k for k in template if k not in state or state[k].shape != template[k].shape]
+        if missing:
+            raise ValueError(f"{path}: net {n} lacks or misfits {missing[:3]}")
+        out.append(state)
+    return out
+
+
+def _folded(state: dict) -> bool:
+    """Whether a state dict's batch norms are the identity :func:`nets_from_onnx` gives (folded into the convolutions)."""
+    import torch
+
+    stats = [(state[k], state[k[:-len("running_mean")] + "running_var"]) for k in state if k.endswith("running_mean")]
+    return bool(stats) and all(torch.equal(m, torch.zeros_like(m)) and torch.allclose(v, torch.full_like(v, 1 - 1e-5))
+                               for m, v in stats)
+
+
+def unpack_chip_side(path: Path, out_dir: Path) -> list[Path]:
+    """Write each net of a chip-side ONNX file (:func:`nets_from_onnx`) as ``net0.pt``, ``net1.pt``, ... in
+    ``out_dir``, for ``pitwatch train chip-side --init`` and ``chip-side-mean``; returns their paths."""
+    import torch
+
+    from vision.chips import default_chip_set
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k, state in enumerate(nets_from_onnx(path, 1 + len(default_chip_set()))):
+        paths.append(out_dir / f"net{k}.pt")
+        torch.save(state, paths[-1])
+    return paths
+
+
 def export_chip_side_mean(weights: list[Path], path: Path) -> Path:
     """Export the mean of the chip-side nets saved at ``weights`` (``chip_side.pt`` files) as one ONNX file.
 
@@ -328,6 +412,9 @@ class ChipSideRun:
     val_abstain: float
     uhd_share: float = 0.0
     player_share: float = 0.0
+    init: str = ""
+    init_net: int = 0
+    thin_repeat: int = 0
 
 
 def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0, min_ppc: float = 2.0,
@@ -360,10 +447,15 @@ def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0
 
 def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, seed: int = 0, epochs: int = 20,
                     threads: int | None = None, init: Path | None = None, lr: float = 3e-3, uhd_share: float = 0.0,
-                    player_share: float = 0.0, log=print) -> tuple[Path, ChipSideRun]:
+                    player_share: float = 0.0, init_net: int = 0, thin_repeat: int = 0,
+                    log=print) -> tuple[Path, ChipSideRun]:
     """Render stacks, train the slot and alignment heads, export ``chip_side.onnx`` (denominations in its metadata).
 
-    ``init``: a ``chip_side.pt`` of an earlier run to start from; ``lr``: the peak learning rate;
+    ``init``: a ``chip_side.pt`` of an earlier run to start from, or a committed chip-side ``.onnx`` (its net
+    ``init_net`` of a mean: :func:`nets_from_onnx`); a start whose batch norms are folded (an ``.onnx``, or a net
+    :func:`unpack_chip_side` wrote) keeps their statistics frozen while training; ``lr``: the peak learning rate;
+    ``thin_repeat``: strips whose side shows under :data:`THIN_BAND_PX` px per chip are trained this many times
+    more per epoch (thin sides, where the reader abstains most: overhead spots of a 4K camera);
     ``uhd_share``: the share of training, validation and evaluation frames rendered at 3840 x 2160;
     ``player_share``: the share of their stacks stacked as players stack a wager (:func:`chip_scene`)."""
     import os
@@ -377,14 +469,28 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
 
     torch.set_num_threads(threads or os.cpu_count() or 1)
     denominations = [c.denomination for c in default_chip_set()]
-    t0 = time.time()
-    x, y, al, _ = make_strips(frames, seed, uhd_share=uhd_share, player_share=player_share, log=log)
-    vx, vy, val, _ = make_strips(val_frames, seed + 1000, uhd_share=uhd_share, player_share=player_share, log=log)
-    log(f"{len(x)} training strips, {len(vx)} validation strips, {time.time() - t0:.0f}s")
     classes = 1 + len(denominations)
     net = chip_side_net(classes)
-    if init is not None:
-        net.load_state_dict(torch.load(init, map_location="cpu"))
+    frozen_bn = False
+    if init is not None:  # before rendering: a wrong start fails at once
+        if Path(init).suffix == ".onnx":
+            nets = nets_from_onnx(Path(init), classes)
+            if not 0 <= init_net < len(nets):
+                raise ValueError(f"{init}: holds {len(nets)} nets, no net {init_net}")
+            state = nets[init_net]
+        else:
+            state = torch.load(init, map_location="cpu")
+        net.load_state_dict(state)
+        frozen_bn = _folded(state)
+    t0 = time.time()
+    x, y, al, ppc = make_strips(frames, seed, uhd_share=uhd_share, player_share=player_share, log=log)
+    vx, vy, val, _ = make_strips(val_frames, seed + 1000, uhd_share=uhd_share, player_share=player_share, log=log)
+    log(f"{len(x)} training strips, {len(vx)} validation strips, {time.time() - t0:.0f}s")
+    if thin_repeat:
+        thin = np.flatnonzero(ppc < THIN_BAND_PX)
+        keep = np.concatenate([np.arange(len(x))] + [thin] * thin_repeat)
+        x, y, al = x[keep], y[keep], al[keep]
+        log(f"{len(thin)} thin-sided strips (< {THIN_BAND_PX} px per chip) repeated {thin_repeat}x: {len(x)} strips")
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     batch = max(1, min(256, len(x)))  # a smoke run renders fewer strips than one batch
     steps = epochs * max(1, len(x) // batch)
@@ -393,6 +499,10 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     yb, ab = torch.from_numpy(y), torch.from_numpy(al)
     for epoch in range(epochs):
         net.train()
+        if frozen_bn:
+            for m in net.modules():
+                if isinstance(m, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
+                    m.eval()  # folded into the convolutions: batch statistics would undo that
         order = rng.permutation(len(x))
         for k in range(len(x) // batch):
             idx = np.sort(order[k * batch:(k + 1) * batch])
@@ -428,7 +538,7 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     n = max(ev["stacks"], 1)
     run = ChipSideRun(frames, val_frames, seed, epochs, int(len(x)), round(time.time() - t0, 1), round(slot_acc, 4),
                       round(aligned_acc, 4), ev["stacks"], round(ev["exact"] / n, 4), round(ev["wrong"] / n, 4),
-                      round(ev["abstained"] / n, 4), uhd_share, player_share)
+                      round(ev["abstained"] / n, 4), uhd_share, player_share, str(init or ""), init_net, thin_repeat)
     (out_dir / "chip_side.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"chip side done: {json.dumps(asdict(run))}")
     return path, run

@@ -177,7 +177,13 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed"),
         threads: int | None = typer.Option(None, "--threads", min=1),
         init: Path | None = typer.Option(None, "--init", exists=True, dir_okay=False,
-                                         help="chip_side.pt of an earlier run to start from."),
+                                         help="chip_side.pt of an earlier run, or a committed chip-side .onnx "
+                                              "(one net of it: --init-net), to start from."),
+        init_net: int = typer.Option(0, "--init-net", min=0,
+                                     help="With an .onnx --init that is a mean of nets: which net to start from."),
+        thin_repeat: int = typer.Option(0, "--thin-repeat", min=0,
+                                        help="Train strips whose side shows under 2.4 px per chip this many times "
+                                             "more per epoch."),
         lr: float = typer.Option(3e-3, "--lr", min=1e-6, help="Peak learning rate."),
         uhd_share: float = typer.Option(0.0, "--uhd-share", min=0.0, max=1.0,
                                         help="Share of frames rendered at 3840x2160 (4K cameras: twice the pixels "
@@ -194,7 +200,8 @@ def register(app: typer.Typer) -> None:
 
         path, run = train_chip_side(out, frames=frames, val_frames=val_frames, seed=seed, epochs=epochs,
                                     threads=threads, init=init, lr=lr, uhd_share=uhd_share,
-                                    player_share=player_share, log=lambda m: print(m, file=sys.stderr, flush=True))
+                                    player_share=player_share, init_net=init_net, thin_repeat=thin_repeat,
+                                    log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), **asdict(run)}))
 
     @train_app.command("chip-side-mean")
@@ -208,6 +215,18 @@ def register(app: typer.Typer) -> None:
         from models.chip_side_train import export_chip_side_mean
 
         print(json.dumps({"model": str(export_chip_side_mean(list(weights), out))}))
+
+    @train_app.command("chip-side-unpack")
+    def train_chip_side_unpack_cmd(
+        model: Path = typer.Argument(MODELS / "chip_side.onnx", exists=True, dir_okay=False,
+                                     help="A chip-side .onnx (one net, or a mean of several)."),
+        out: Path = typer.Option(..., "--out", help="Folder for net0.pt, net1.pt, ..."),
+    ) -> None:
+        """Each net of a chip-side ONNX file as a chip_side.pt, to fine-tune or average (batch norms folded)."""
+        _need_train_extra()
+        from models.chip_side_train import unpack_chip_side
+
+        print(json.dumps({"nets": [str(p) for p in unpack_chip_side(model, out)]}))
 
     @train_app.command("export")
     def export_cmd(

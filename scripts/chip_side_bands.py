@@ -1,19 +1,22 @@
 """Chip-side readings by px per chip and slot threshold, on fresh renders (model card, nineteenth session).
 
-    python scripts/chip_side_bands.py FRAMES SEED SPOT_SD_MM [OUT.json]
+    python scripts/chip_side_bands.py FRAMES SEED SPOT_SD_MM [--out OUT.json] [--model MODEL.onnx ...]
     python scripts/chip_side_bands.py 300 8125 0      # the model card's "spot's centre" rows
     python scripts/chip_side_bands.py 300 8126 3      # its "3 mm off" rows
+    python scripts/chip_side_bands.py 300 8125 0 --model models/chip_side.onnx --model .cache/s21/cand.onnx
 
 Renders FRAMES frames of chip stacks (60 % at 3840 x 2160, half the stacks stacked as players stack a wager), and
 reads every stack whose side shows 1.4-2.4 px per chip as the runtime reads a wager: the base searched from a guess
 ``SPOT_SD_MM`` off the stack's centre (N(0, sd) each way).  Each stack is read at several least-slot thresholds;
 the threshold the runtime applies to thin sides (:data:`vision.chip_side.THIN_SIDE_THRESHOLD`) is raised to each
 of them too, so every row is what a reader with that one threshold would give.  Prints right / wrong per band and
-threshold; OUT.json keeps every stack's readings.  Needs the ``train`` extra (the renderer's scenes).
+threshold; OUT.json keeps every stack's readings.  Several ``--model`` files read the same renders, one table
+each (the committed model when none is given).  Needs the ``train`` extra (the renderer's scenes).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -30,9 +33,11 @@ THRESHOLDS = (0.85, 0.9, 0.95, 0.98, 0.99)
 BANDS = ((1.4, 1.6), (1.6, 1.8), (1.8, 2.0), (2.0, 2.4))
 
 
-def read_bands(frames: int, seed: int, spot_sd_mm: float) -> list[dict]:
-    """One row per stack in the bands: its px per chip, true value, and the value read at each threshold."""
-    reader = chip_side.ChipSideReader()
+def read_bands(frames: int, seed: int, spot_sd_mm: float, models: list[Path] | None = None) -> list[dict]:
+    """One row per stack in the bands: its px per chip, true value, and the value each model read at each threshold
+    (keys ``"0.95"`` for the first model, ``"MODEL@0.95"`` for the others)."""
+    models = models or [chip_side.DEFAULT_CHIP_SIDE]
+    readers = [chip_side.ChipSideReader(m) for m in models]
     rng = np.random.default_rng(seed)
     rows = []
     for _ in range(frames):
@@ -44,27 +49,44 @@ def read_bands(frames: int, seed: int, spot_sd_mm: float) -> list[dict]:
                 continue
             guess = np.asarray(base) + rng.normal(0, spot_sd_mm, 2)
             row = {"ppc": ppc, "value": sum(d * n for d, n in layers)}
-            for t in THRESHOLDS:
-                reader.threshold = t
-                chip_side.THIN_SIDE_THRESHOLD = t  # one threshold for every band: the table compares them
-                row[str(t)] = reader.read(res.image, camera, guess).value
+            for k, (model, reader) in enumerate(zip(models, readers)):
+                for t in THRESHOLDS:
+                    reader.threshold = t
+                    chip_side.THIN_SIDE_THRESHOLD = t  # one threshold for every band: the table compares them
+                    row[_key(k, model, t)] = reader.read(res.image, camera, guess).value
             rows.append(row)
     return rows
 
 
-def summary(rows: list[dict]) -> list[str]:
+def _key(k: int, model: Path, t: float) -> str:
+    return str(t) if k == 0 else f"{model}@{t}"
+
+
+def summary(rows: list[dict], models: list[Path] | None = None) -> list[str]:
+    models = models or [chip_side.DEFAULT_CHIP_SIDE]
     lines = []
-    for lo, hi in BANDS:
-        sel = [r for r in rows if lo <= r["ppc"] < hi]
-        cells = [f"{t}: {sum(r[str(t)] == r['value'] for r in sel)} right "
-                 f"{sum(r[str(t)] is not None and r[str(t)] != r['value'] for r in sel)} wrong" for t in THRESHOLDS]
-        lines.append(f"{lo}-{hi} px per chip, {len(sel)} stacks | " + " | ".join(cells))
+    for k, model in enumerate(models):
+        lines.append(str(model))
+        for lo, hi in BANDS:
+            sel = [r for r in rows if lo <= r["ppc"] < hi]
+            cells = []
+            for t in THRESHOLDS:
+                key = _key(k, model, t)
+                cells.append(f"{t}: {sum(r[key] == r['value'] for r in sel)} right "
+                             f"{sum(r[key] is not None and r[key] != r['value'] for r in sel)} wrong")
+            lines.append(f"{lo}-{hi} px per chip, {len(sel)} stacks | " + " | ".join(cells))
     return lines
 
 
 if __name__ == "__main__":
-    frames, seed, sd = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-    rows = read_bands(frames, seed, sd)
-    if len(sys.argv) > 4:
-        Path(sys.argv[4]).write_text(json.dumps(rows))
-    print("\n".join(summary(rows)))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("frames", type=int)
+    ap.add_argument("seed", type=int)
+    ap.add_argument("spot_sd_mm", type=float)
+    ap.add_argument("--out", type=Path, help="JSON file for every stack's readings")
+    ap.add_argument("--model", type=Path, action="append", help="a chip-side model to read with (repeatable)")
+    args = ap.parse_args()
+    rows = read_bands(args.frames, args.seed, args.spot_sd_mm, args.model)
+    if args.out:
+        args.out.write_text(json.dumps(rows))
+    print("\n".join(summary(rows, args.model)))

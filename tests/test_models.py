@@ -246,6 +246,72 @@ def test_the_mean_of_two_chip_side_nets_reads_as_the_mean_of_their_readings(tmp_
 
 
 @needs_train
+def test_the_committed_chip_side_nets_rebuilt_from_its_onnx_file_read_as_the_runtime_does():
+    """A chip-side fine-tune starts from the committed mean's own nets (batch norms folded away by the export)."""
+    import torch
+
+    from models.chip_side_train import chip_side_mean, chip_side_net, nets_from_onnx
+    from vision.chip_side import FP32_CHIP_SIDE, ChipSideReader
+
+    runtime = ChipSideReader(FP32_CHIP_SIDE)
+    states = nets_from_onnx(FP32_CHIP_SIDE, 1 + len(runtime.denominations))
+    assert len(states) == 2  # cs6 and cs7 (model card)
+    nets = []
+    for state in states:
+        net = chip_side_net(1 + len(runtime.denominations))
+        net.load_state_dict(state)
+        nets.append(net.eval())
+    strips = np.random.default_rng(0).integers(0, 256, (6, 72, 12, 6), dtype=np.uint8)
+    from vision.chip_side import strips_to_blob
+
+    with torch.no_grad():
+        slots, aligned = chip_side_mean(nets)(torch.from_numpy(strips_to_blob(strips)))
+    p, a = runtime.run(strips)
+    assert np.abs(torch.softmax(slots, -1).numpy() - p).max() < 1e-4
+    assert np.abs(torch.sigmoid(aligned).numpy() - a).max() < 1e-4
+
+
+@needs_train
+def test_the_committed_chip_side_unpacked_and_averaged_again_reads_as_committed(tmp_path):
+    """`pitwatch train chip-side-unpack` then `chip-side-mean`: the committed graph back, so a new mean can keep one
+    of its nets."""
+    from models.chip_side_train import export_chip_side_mean, unpack_chip_side
+    from vision.chip_side import FP32_CHIP_SIDE, ChipSideReader
+
+    nets = unpack_chip_side(FP32_CHIP_SIDE, tmp_path / "nets")
+    assert [p.name for p in nets] == ["net0.pt", "net1.pt"]
+    again = ChipSideReader(export_chip_side_mean(nets, tmp_path / "again.onnx"))
+    strips = np.random.default_rng(1).integers(0, 256, (6, 72, 12, 6), dtype=np.uint8)
+    (p0, a0), (p1, a1) = ChipSideReader(FP32_CHIP_SIDE).run(strips), again.run(strips)
+    assert np.abs(p0 - p1).max() < 1e-4 and np.abs(a0 - a1).max() < 1e-4
+
+
+@needs_train
+def test_a_chip_side_fine_tune_from_the_committed_onnx_keeps_its_folded_batch_norms_frozen(tmp_path):
+    import torch
+
+    from models.chip_side_train import train_chip_side
+    from vision.chip_side import FP32_CHIP_SIDE
+
+    _, run = train_chip_side(tmp_path, frames=2, val_frames=1, epochs=1, threads=1, init=FP32_CHIP_SIDE, init_net=1,
+                             thin_repeat=1, lr=1e-4, log=lambda m: None)
+    state = torch.load(tmp_path / "chip_side.pt")
+    assert torch.equal(state["conv.1.running_mean"], torch.zeros(32))
+    assert torch.allclose(state["conv.1.running_var"], torch.full((32,), 1 - 1e-5))
+    assert run.init_net == 1 and run.thin_repeat == 1
+
+
+@needs_train
+def test_a_chip_side_onnx_of_one_net_has_no_second_net_to_start_from(tmp_path):
+    from models.chip_side_train import chip_side_net, export_chip_side, train_chip_side
+
+    one = export_chip_side(chip_side_net(7).eval(), tmp_path / "one.onnx", [1, 5, 25, 100, 500, 1000])
+    with pytest.raises(ValueError, match="no net 1"):
+        train_chip_side(tmp_path / "out", frames=1, val_frames=1, epochs=1, threads=1, init=one, init_net=1,
+                        log=lambda m: None)
+
+
+@needs_train
 def test_the_committed_reader_rebuilt_from_its_onnx_file_reads_as_the_runtime_does():
     """Fine-tuning starts from the committed reader itself (its batch norms folded away by the export)."""
     import numpy as np
