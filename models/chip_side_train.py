@@ -291,9 +291,12 @@ def chip_side_mean(nets):
     return Mean().eval()
 
 
-FUSED_CONVS = ("conv.0", "conv.3", "up.0.0", "up.1.0", "up.2.0")
-"""The convolutions of :func:`chip_side_net` followed by a batch norm, in graph order: torch's ONNX export folds
-each batch norm into the convolution before it, so the committed graph keeps only these (weights renamed)."""
+FUSED_CONVS = (("conv.0", "conv.1"), ("conv.3", "conv.4"), ("up.0.0", "up.0.1"), ("up.1.0", "up.1.1"),
+               ("up.2.0", "up.2.1"))
+"""(convolution, its batch norm) of :func:`chip_side_net`, in graph order: torch's ONNX export folds each batch norm
+into the convolution before it, so the committed graph keeps only the convolutions (weights renamed)."""
+FOLDED_BN_EPS = 1e-5
+"""The batch norms' eps (torch's default): a folded one's variance is ``1 - eps``, so it gives back its input."""
 
 
 def nets_from_onnx(path: Path, classes: int) -> list[dict]:
@@ -301,9 +304,8 @@ def nets_from_onnx(path: Path, classes: int) -> list[dict]:
     :func:`chip_side_mean` of several), so a fine-tune can start from what is committed.
 
     Each batch norm comes back as the identity (scale 1, shift 0, mean 0, variance ``1 - eps``) with its
-    convolution holding the folded weights: in eval mode the net reads exactly as the graph does.  Train it with
-    the batch norms' statistics frozen (``train_chip_side(..., freeze_bn=True)``), or the first batch's
-    statistics undo the folding.
+    convolution holding the folded weights: in eval mode the net reads exactly as the graph does.
+    :func:`train_chip_side` keeps such batch norms' statistics frozen: a batch's own would undo the folding.
 
     Raises:
         ValueError: the graph's weights do not fit ``classes`` and the net's layers.
@@ -332,14 +334,13 @@ def nets_from_onnx(path: Path, classes: int) -> list[dict]:
             key = k if prefix is None else f"nets.{prefix}.{k}"
             if key in weights:
                 state[k] = weights[key]
-        for j, conv in enumerate(FUSED_CONVS):
+        for j, (conv, bn) in enumerate(FUSED_CONVS):
             w, b = fused[n * len(FUSED_CONVS) + j]
             state[f"{conv}.weight"], state[f"{conv}.bias"] = weights[w], weights[b]
-            bn = conv.rsplit(".", 1)[0] + "." + str(int(conv.rsplit(".", 1)[1]) + 1)
-            eps = 1e-5
             size = weights[w].shape[0]
             state[f"{bn}.weight"], state[f"{bn}.bias"] = torch.ones(size), torch.zeros(size)
-            state[f"{bn}.running_mean"], state[f"{bn}.running_var"] = torch.zeros(size), torch.full((size,), 1 - eps)
+            state[f"{bn}.running_mean"] = torch.zeros(size)
+            state[f"{bn}.running_var"] = torch.full((size,), 1 - FOLDED_BN_EPS)
             state[f"{bn}.num_batches_tracked"] = torch.tensor(0)
         missing = [k for k in template if k not in state or state[k].shape != template[k].shape]
         if missing:
@@ -353,8 +354,8 @@ def _folded(state: dict) -> bool:
     import torch
 
     stats = [(state[k], state[k[:-len("running_mean")] + "running_var"]) for k in state if k.endswith("running_mean")]
-    return bool(stats) and all(torch.equal(m, torch.zeros_like(m)) and torch.allclose(v, torch.full_like(v, 1 - 1e-5))
-                               for m, v in stats)
+    return bool(stats) and all(torch.equal(m, torch.zeros_like(m))
+                               and torch.allclose(v, torch.full_like(v, 1 - FOLDED_BN_EPS)) for m, v in stats)
 
 
 def unpack_chip_side(path: Path, out_dir: Path) -> list[Path]:

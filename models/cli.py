@@ -298,7 +298,8 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(MODELS / "chip_side_int8.onnx", "--out"),
         calib_frames: int = typer.Option(40, "--calib-frames", min=1, help="Rendered frames the calibration strips come from."),
     ) -> None:
-        """The chip-side model in static int8 (the runtime's default), calibrated on rendered stacks' strips."""
+        """The chip-side model in static int8 (measured, not the runtime's default), calibrated on rendered stacks'
+        strips."""
         _need_train_extra()
         from models.export import calibration_chip_strips, quantize_chip_side
 
