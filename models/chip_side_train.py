@@ -241,7 +241,7 @@ def chip_side_net(classes: int):
     import torch
     from torch import nn
 
-    from vision.chip_side import ROWS_BELOW, ROWS_PER_CHIP, SLOTS, STRIP_CHANNELS
+    from vision.chip_side import ALIGNED_ROWS, ROWS_BELOW, ROWS_PER_CHIP, SLOTS, STRIP_CHANNELS
 
     def block1d(cin, cout, dilation):
         return nn.Sequential(nn.Conv1d(cin, cout, 5, padding=2 * dilation, dilation=dilation),
@@ -254,7 +254,7 @@ def chip_side_net(classes: int):
                                       nn.Conv2d(32, 48, 3, padding=1), nn.BatchNorm2d(48), nn.ReLU())
             self.up = nn.Sequential(block1d(48, 64, 1), block1d(64, 64, 2), block1d(64, 64, 4))
             self.slot = nn.Sequential(nn.Conv1d(64, 64, 3, padding=1), nn.ReLU(), nn.Conv1d(64, classes, 1))
-            self.bottom_rows = ROWS_BELOW + 3 * ROWS_PER_CHIP
+            self.bottom_rows = ALIGNED_ROWS
             self.aligned = nn.Linear(64 * self.bottom_rows, 1)
 
         def forward(self, x):
@@ -546,7 +546,8 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
 
 
 def export_chip_side(net, path: Path, denominations: list[int]) -> Path:
-    """Export to ONNX (opset 18, dynamic batch) with the denominations in the metadata."""
+    """Export to ONNX (opset 18, batch and strip rows free: the base search reads strips of the bottom
+    :data:`vision.chip_side.SEARCH_ROWS` rows) with the denominations in the metadata."""
     import onnx
     import torch
 
@@ -554,7 +555,7 @@ def export_chip_side(net, path: Path, denominations: list[int]) -> Path:
 
     dummy = torch.zeros(1, STRIP_CHANNELS, STRIP_ROWS, ARC_POINTS)
     torch.onnx.export(net, dummy, str(path), input_names=["strips"], output_names=["slot_logits", "aligned_logit"],
-                      dynamic_axes={"strips": {0: "batch"}, "slot_logits": {0: "batch"}, "aligned_logit": {0: "batch"}},
+                      dynamic_axes={"strips": {0: "batch", 2: "rows"}, "slot_logits": {0: "batch"}, "aligned_logit": {0: "batch"}},
                       opset_version=18, dynamo=False)
     model = onnx.load(str(path))
     entry = model.metadata_props.add()

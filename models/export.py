@@ -248,6 +248,35 @@ def calibration_chip_strips(frames: int = 40, seed: int = 777, strips: int = 102
     return x[np.random.default_rng(0).permutation(len(x))[:strips]]
 
 
+def free_chip_side_rows(onnx_path: Path, out: Path | None = None) -> dict:
+    """Declare a chip-side model's strip row count free (the input ``(batch, 6, rows, 12)``), weights untouched, so
+    the base search reads its :data:`vision.chip_side.SEARCH_ROWS`-row strips (half the model's time per base).
+    Chip-side models exported since the twenty-second session have it already (:func:`models.chip_side_train.
+    export_chip_side`); this brings an older file in line (``out``: default ``onnx_path`` itself).
+
+    Returns:
+        {"onnx": path, "sha256": ..., "mb": size}.
+
+    Raises:
+        ValueError: the file is not a chip-side model (input of four dimensions, 6 channels).
+    """
+    import onnx
+
+    from vision.chip_side import STRIP_CHANNELS
+
+    out = Path(out or onnx_path)
+    model = onnx.load(str(onnx_path))
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    if len(dims) != 4 or dims[1].dim_value != STRIP_CHANNELS:
+        raise ValueError(f"{onnx_path}: not a chip-side model (input {[d.dim_value or d.dim_param for d in dims]})")
+    dims[2].ClearField("dim_value")
+    dims[2].dim_param = "rows"
+    del model.graph.value_info[:]  # inferred shapes would pin the old row count
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
+    return {"onnx": str(out), "sha256": sha256(out), "mb": round(out.stat().st_size / 1e6, 2)}
+
+
 def quantize_chip_side(onnx_path: Path, out: Path, calib_strips, batch: int = 64) -> dict:
     """Static int8 quantisation of the chip-side model (QDQ, uint8 activations, int8 weights per channel in 7
     bits, every operator), calibrated on ``calib_strips``; its metadata (the denominations) is kept.

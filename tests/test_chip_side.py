@@ -114,6 +114,18 @@ def test_the_committed_chip_side_model_loads_and_names_its_denominations():
     assert slots.shape == (1, SLOTS, 1 + len(DENOMS)) and aligned.shape == (1,)
 
 
+@pytest.mark.skipif(not DEFAULT_CHIP_SIDE.is_file(), reason="committed models/chip_side.onnx absent")
+def test_the_base_search_reads_the_alignment_of_the_bottom_rows_as_of_the_whole_strip():
+    from vision.chip_side import SEARCH_ROWS, ChipSideReader
+
+    reader = ChipSideReader()
+    strips = np.random.default_rng(5).integers(0, 255, (8, STRIP_ROWS, ARC_POINTS, STRIP_CHANNELS), dtype=np.uint8)
+    assert reader.search_rows == SEARCH_ROWS < STRIP_ROWS / 2
+    _, whole = reader.run(strips)
+    _, bottom = reader.run(strips[:, :SEARCH_ROWS], search=True)
+    assert np.allclose(whole, bottom, atol=1e-5)
+
+
 def test_bare_felt_is_never_read_as_a_stack():
     """No stack at the base: no aligned strip, or an empty bottom slot; never a value."""
     if not DEFAULT_CHIP_SIDE.is_file():
@@ -159,7 +171,7 @@ def test_bases_tied_only_far_from_the_best_one_do_not_count_the_stack():
     reader.denominations, reader.threshold = DENOMS, 0.85
     calls = []
 
-    def run_bases(image, camera, groups, search=False):
+    def run_bases(image, camera, groups, search=False, rows=None):
         n = len(groups[0])
         calls.append(n)
         if len(calls) == 1:  # the coarse search: best in the middle, the two first bases tied with it
@@ -183,7 +195,7 @@ def _reader_seeing(p_stack):
     reader = object.__new__(ChipSideReader)
     reader.denominations, reader.threshold = DENOMS, 0.85
 
-    def run_bases(image, camera, groups, search=False):
+    def run_bases(image, camera, groups, search=False, rows=None):
         return ([np.stack([p_stack] * len(g)) for g in groups],
                 [np.linspace(0.9, 1.0, len(g)).astype(np.float32)[::-1] for g in groups])
 

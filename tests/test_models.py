@@ -221,6 +221,50 @@ def test_chip_side_smoke_training_exports_a_model_the_runtime_reads(tmp_path):
 
 
 @needs_train
+def test_the_chip_side_alignment_depends_only_on_the_strips_bottom_search_rows():
+    """The base search reads SEARCH_ROWS-row strips: true only while the net's alignment head and its convolutions'
+    reach stay within them (ALIGNED_ROWS + REACH_ROWS)."""
+    import torch
+
+    from models.chip_side_train import chip_side_net
+    from vision.chip_side import SEARCH_ROWS, STRIP_CHANNELS, STRIP_ROWS
+
+    torch.manual_seed(3)
+    net = chip_side_net(7)
+    for prm in net.parameters():
+        prm.data.normal_(0, 0.2)
+    x = torch.rand(4, STRIP_CHANNELS, STRIP_ROWS, 12)
+    with torch.no_grad():
+        _, whole = net.eval()(x)
+        _, bottom = net(x[:, :, :SEARCH_ROWS])
+        _, too_few = net(x[:, :, :SEARCH_ROWS - 2])
+    assert torch.allclose(whole, bottom, atol=1e-5)
+    assert not torch.allclose(whole, too_few, atol=1e-5)  # the reach is not larger than it needs to be
+
+
+@needs_train
+def test_an_exported_chip_side_reads_search_strips_of_the_bottom_rows(tmp_path):
+    """export_chip_side leaves the strip rows free; free_chip_side_rows does it to an older file, weights untouched."""
+    import onnx
+
+    from models.chip_side_train import chip_side_net, export_chip_side
+    from models.export import free_chip_side_rows
+    from vision.chip_side import SEARCH_ROWS, ChipSideReader
+
+    path = export_chip_side(chip_side_net(7).eval(), tmp_path / "cs.onnx", [1, 5, 25, 100, 500, 1000])
+    assert ChipSideReader(path).search_rows == SEARCH_ROWS
+    model = onnx.load(str(path))
+    model.graph.input[0].type.tensor_type.shape.dim[2].dim_value = 72  # as files exported before it
+    onnx.save(model, str(tmp_path / "fixed.onnx"))
+    assert ChipSideReader(tmp_path / "fixed.onnx").search_rows == 72
+    free_chip_side_rows(tmp_path / "fixed.onnx")
+    strips = np.random.default_rng(0).integers(0, 255, (3, 72, 12, 6), dtype=np.uint8)
+    freed, fresh = ChipSideReader(tmp_path / "fixed.onnx"), ChipSideReader(path)
+    assert freed.search_rows == SEARCH_ROWS
+    assert all(np.array_equal(u, v) for u, v in zip(freed.run(strips), fresh.run(strips)))
+
+
+@needs_train
 def test_the_mean_of_two_chip_side_nets_reads_as_the_mean_of_their_readings(tmp_path):
     """`pitwatch train chip-side-mean`: one ONNX file whose slot and alignment probabilities are the two nets' means."""
     import torch

@@ -47,6 +47,16 @@ ARC_RAD = 0.9
 BACK_ARC_RAD = 0.6
 """Half-width of the back arc, radians either side of the direction away from the camera."""
 STRIP_ROWS = ROWS_BELOW + ROWS_PER_CHIP * SLOTS + ROWS_ABOVE
+ALIGNED_ROWS = ROWS_BELOW + 3 * ROWS_PER_CHIP
+"""Bottom strip rows the model's alignment head reads (below the felt and three chips up)."""
+REACH_ROWS = 16
+"""Strip rows either side of a feature row that reach it through the model's convolutions (two 3 x 3, then 1-D
+kernels of 5 at dilations 1, 2 and 4: 1 + 1 + 2 + 4 + 8)."""
+SEARCH_ROWS = ALIGNED_ROWS + REACH_ROWS
+"""Strip rows the coarse base search samples and reads: all the alignment depends on (a strip cut there reads the
+same alignment as the whole strip, to float rounding), under half the rows and so under half the model's time.
+Used with a model whose row count is free (:func:`_open_chip_side`); a model fixed at :data:`STRIP_ROWS` reads
+whole strips."""
 STRIP_CHANNELS = 6
 """Front BGR then back BGR."""
 SEARCH_MM = 10.0
@@ -122,22 +132,25 @@ STRIP_CHUNK = 16
 few enough that the ~28,000 points stay in cache (all of a frame's bases at once took twice as long)."""
 
 
-def strips_at(image: np.ndarray, camera, bases_mm) -> np.ndarray:
+def strips_at(image: np.ndarray, camera, bases_mm, rows: int = STRIP_ROWS) -> np.ndarray:
     """:func:`stack_strips` at each of ``bases_mm`` ((K, 2) mm), sampled :data:`STRIP_CHUNK` bases at a time.
 
     The chip side reads 12-17 bases per stack; sampled one arc at a time, with a projection and a remap each,
     they cost about as much as the model (nineteenth session: 78 ms of a bench frame with ten thin-sided
     stacks).
 
+    Args:
+        rows: the bottom rows only (e.g. :data:`SEARCH_ROWS`); each is the whole strip's row.
+
     Returns:
-        (K, STRIP_ROWS, ARC_POINTS, 6) uint8, front BGR then back BGR, row 0 at the bottom.
+        (K, rows, ARC_POINTS, 6) uint8, front BGR then back BGR, row 0 at the bottom.
     """
     b = np.asarray(bases_mm, np.float64).reshape(-1, 2)
-    out = [_strips_chunk(image, camera, b[a:a + STRIP_CHUNK]) for a in range(0, len(b), STRIP_CHUNK)]
-    return np.concatenate(out) if out else np.zeros((0, STRIP_ROWS, ARC_POINTS, STRIP_CHANNELS), np.uint8)
+    out = [_strips_chunk(image, camera, b[a:a + STRIP_CHUNK], rows) for a in range(0, len(b), STRIP_CHUNK)]
+    return np.concatenate(out) if out else np.zeros((0, rows, ARC_POINTS, STRIP_CHANNELS), np.uint8)
 
 
-def _strips_chunk(image: np.ndarray, camera, b: np.ndarray) -> np.ndarray:
+def _strips_chunk(image: np.ndarray, camera, b: np.ndarray, rows: int = STRIP_ROWS) -> np.ndarray:
     from vision.chips import CHIP_DIAMETER_MM, CHIP_THICKNESS_MM
 
     k = len(b)
@@ -146,15 +159,15 @@ def _strips_chunk(image: np.ndarray, camera, b: np.ndarray) -> np.ndarray:
     ang = np.stack([facing[:, None] + np.linspace(-ARC_RAD, ARC_RAD, ARC_POINTS),
                     facing[:, None] + np.pi + np.linspace(-BACK_ARC_RAD, BACK_ARC_RAD, ARC_POINTS)], 1)  # (K, 2, P)
     r = CHIP_DIAMETER_MM / 2
-    z = (ROWS_BELOW - np.arange(STRIP_ROWS) - 0.5) * CHIP_THICKNESS_MM / ROWS_PER_CHIP  # up is -z
-    shape = (k, 2, STRIP_ROWS, ARC_POINTS)
+    z = (ROWS_BELOW - np.arange(rows) - 0.5) * CHIP_THICKNESS_MM / ROWS_PER_CHIP  # up is -z
+    shape = (k, 2, rows, ARC_POINTS)
     pts = np.stack([np.broadcast_to((b[:, 0, None, None] + r * np.cos(ang))[:, :, None, :], shape),
                     np.broadcast_to((b[:, 1, None, None] + r * np.sin(ang))[:, :, None, :], shape),
                     np.broadcast_to(z[None, None, :, None], shape)], -1)
-    uv = camera.project(pts.reshape(-1, 3)).reshape(k * 2 * STRIP_ROWS, ARC_POINTS, 2).astype(np.float32)
+    uv = camera.project(pts.reshape(-1, 3)).reshape(k * 2 * rows, ARC_POINTS, 2).astype(np.float32)
     uv = np.nan_to_num(uv, nan=-1.0)
     out = cv2.remap(image, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    out = out.reshape(k, 2, STRIP_ROWS, ARC_POINTS, -1)
+    out = out.reshape(k, 2, rows, ARC_POINTS, -1)
     return np.concatenate([out[:, 0], out[:, 1]], -1)
 
 
@@ -187,7 +200,9 @@ def strips_to_blob(strips) -> np.ndarray:
 
 
 def _open_chip_side(model, threads: int | None):
-    """(onnxruntime session, denominations) of a chip-side model file.
+    """(onnxruntime session, denominations, rows free) of a chip-side model file; rows free: the input's row count
+    is a free dimension (:func:`models.export.free_chip_side_rows`), so the base search can read
+    :data:`SEARCH_ROWS`-row strips.
 
     Raises:
         ModelFileError: the model is missing, corrupt, or of an older strip layout.
@@ -196,10 +211,12 @@ def _open_chip_side(model, threads: int | None):
 
     session = open_session(model, threads=threads)
     shape = session.get_inputs()[0].shape
-    if len(shape) != 4 or shape[1:] != [STRIP_CHANNELS, STRIP_ROWS, ARC_POINTS] or len(session.get_outputs()) != 2:
+    rows_free = len(shape) == 4 and not isinstance(shape[2], int)
+    if len(shape) != 4 or shape[1] != STRIP_CHANNELS or shape[3] != ARC_POINTS \
+            or not (rows_free or shape[2] == STRIP_ROWS) or len(session.get_outputs()) != 2:
         raise ModelFileError(f"{model}: a chip-side model reads (batch, {STRIP_CHANNELS}, {STRIP_ROWS}, "
                              f"{ARC_POINTS}) strips and gives slots and alignment; this one takes {shape}")
-    return session, json.loads(session.get_modelmeta().custom_metadata_map.get("denominations", "[]"))
+    return session, json.loads(session.get_modelmeta().custom_metadata_map.get("denominations", "[]")), rows_free
 
 
 class ChipSideReader:
@@ -224,22 +241,28 @@ class ChipSideReader:
         StackReading(count=4, value=45, layers=[...], note=None, px_per_chip=2.4)
     """
 
+    search_rows: int = STRIP_ROWS
+    """Rows of the coarse search's strips: :data:`SEARCH_ROWS` where the search model's row count is free."""
+
     def __init__(self, model: str | Path = DEFAULT_CHIP_SIDE, threads: int | None = None,
                  threshold: float = 0.85, search_model: str | Path | None = None) -> None:
-        self.session, self.denominations = _open_chip_side(model, threads)
+        self.session, self.denominations, rows_free = _open_chip_side(model, threads)
         self.search_session = self.session
         if search_model is not None:
             from vision.onnx_runtime import ModelFileError
 
-            self.search_session, denominations = _open_chip_side(search_model, threads)
+            self.search_session, denominations, rows_free = _open_chip_side(search_model, threads)
             if denominations != self.denominations:
                 raise ModelFileError(f"{search_model}: reads denominations {denominations}, {model} {self.denominations}")
+        self.search_rows = SEARCH_ROWS if rows_free else STRIP_ROWS
         self.threshold = threshold
         self.input_name = self.session.get_inputs()[0].name
 
     def run(self, strips, search: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(N, H, W, 6) uint8 strips (an array or a list) -> (slot probabilities (N, SLOTS, 1 + D) float32: empty
-        then each denomination, alignment (N,) float32); ``search``: with the search model where there is one."""
+        then each denomination, alignment (N,) float32); ``search``: with the search model where there is one.
+        Strips of :data:`SEARCH_ROWS` rows give the alignment only (their slot probabilities cover the rows
+        they have: (N, (SEARCH_ROWS - ROWS_BELOW) // ROWS_PER_CHIP, 1 + D), not a reading)."""
         if not len(strips):
             return np.zeros((0, SLOTS, 1 + len(self.denominations)), np.float32), np.zeros(0, np.float32)
         from vision.card_reader import softmax
@@ -257,7 +280,9 @@ class ChipSideReader:
 
         For each stack, strips are cut at the base moved along the line of sight, :data:`SEARCH_MM` either
         way (at least :data:`SEARCH_MIN_CHIPS` chips) in steps of :data:`SEARCH_STEP_CHIPS`, and half a step
-        either side of the best; the one the model finds best aligned is read, if it is aligned at all.
+        either side of the best; the one the model finds best aligned is read, if it is aligned at all.  The
+        coarse bases are read for their alignment only, on their bottom :attr:`search_rows` rows; where the
+        best base cannot count, the coarse bases tied with it are read whole.
 
         Returns:
             One :class:`vision.chips.StackReading` per base, in order.
@@ -274,14 +299,14 @@ class ChipSideReader:
             offsets = np.arange(-reach, reach + 1e-9, SEARCH_STEP_CHIPS)
             coarse.append([b + o * step * front for o in offsets])
             sight.append(0.5 * SEARCH_STEP_CHIPS * step * front)  # half a step along the line of sight, mm
-        p_coarse, a_coarse = self._run_bases(image, camera, coarse, search=True)
+        _, a_coarse = self._run_bases(image, camera, coarse, search=True, rows=self.search_rows)
         fine, refined = [], [int(np.argmax(ai)) for ai in a_coarse]
         for bases, k, half in zip(coarse, refined, sight):
             fine.append([bases[k], bases[k] + half, bases[k] - half])
         p, aligned = self._run_bases(image, camera, fine)
         out = []
-        for bases, pi, ai, pc, ac, cb, k, step, ppc0 in zip(fine, p, aligned, p_coarse, a_coarse, coarse, refined,
-                                                             steps, guessed_ppc):
+        for bases, pi, ai, ac, cb, k, step, ppc0 in zip(fine, p, aligned, a_coarse, coarse, refined, steps,
+                                                         guessed_ppc):
             best = int(np.argmax(ai))
             ppc = chip_geometry(camera, (float(bases[best][0]), float(bases[best][1])))[0]
             if ai[best] < ALIGNED_MIN:
@@ -296,17 +321,23 @@ class ChipSideReader:
             reading = reading_from_slots(pi[best], self.denominations, threshold, ppc)
             if reading.count is None:
                 # the tie runs over every base tried near the best one (a run of saturated bases can span the
-                # coarse steps), each once: the coarse step refined from is the first fine base
-                near = (np.arange(len(ac)) != k) & (
+                # coarse steps), each once: the coarse step refined from is the first fine base; only the coarse
+                # bases tied with the best are read whole (the others' slots are never looked at)
+                floor = max(ALIGNED_MIN, float(ai[best]) - TIED_ALIGNMENT)
+                near = (np.arange(len(ac)) != k) & (ac >= floor) & (
                     np.linalg.norm(np.asarray(cb) - bases[best], axis=1) <= TIED_REACH_CHIPS * step + 1e-9)
-                reading = _tied_reading(np.concatenate([pi, pc[near]]), np.concatenate([ai, ac[near]]), best,
-                                        self.denominations, threshold, ppc) or reading
+                if near.any():
+                    [pc], _ = self._run_bases(image, camera, [[c for c, n in zip(cb, near) if n]], search=True)
+                    pi, ai = np.concatenate([pi, pc[:int(near.sum())]]), np.concatenate([ai, ac[near]])
+                reading = _tied_reading(pi, ai, best, self.denominations, threshold, ppc) or reading
             out.append(reading)
         return out
 
-    def _run_bases(self, image, camera, groups: list[list[np.ndarray]], search: bool = False) -> tuple[list, list]:
-        """Per group of bases: (slot probabilities (K, SLOTS, 1 + D), alignment (K,)), all groups in one batch."""
-        strips = strips_at(image, camera, [c for bases in groups for c in bases])
+    def _run_bases(self, image, camera, groups: list[list[np.ndarray]], search: bool = False,
+                   rows: int = STRIP_ROWS) -> tuple[list, list]:
+        """Per group of bases: (slot probabilities (K, SLOTS, 1 + D), alignment (K,)), all groups in one batch;
+        ``rows``: strips of the bottom rows only (:meth:`run`)."""
+        strips = strips_at(image, camera, [c for bases in groups for c in bases], rows)
         p, aligned = self.run(strips, search)
         cuts = np.cumsum([0] + [len(bases) for bases in groups])
         return [p[a:b] for a, b in zip(cuts[:-1], cuts[1:])], [aligned[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
