@@ -184,6 +184,31 @@ def test_a_wager_the_camera_cannot_value_still_seats_the_player_and_says_so():
     assert [(a.seat, a.wager) for a in unreadable] == [(3, "main")]
 
 
+def test_a_wager_valued_a_moment_after_the_first_card_is_the_seats_wager():
+    """The camera counts a stack a few frames after the dealer's hand left it (4K seed 7100): read within
+    LATE_VALUE_S of the first card, before any side bet is due, it is the wager, and nothing is unreadable."""
+    t = Table().chips_to("seat3.main", None).chips_to("seat3.mtd", 5).card("seat3.cards", "KH")
+    t.at_once(0.6, ("seat3.main", 40)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    seat = t.engine.rounds[0].to_json()["seats"][0]
+    assert seat["wagers"] == {"main": 40, "mtd": 5}
+    assert not [a for a in t.alerts if a[0] == "unreadable"]
+
+
+def test_a_wager_valued_late_is_checked_against_the_table_limit():
+    t = Table().chips_to("seat3.main", None).card("seat3.cards", "KH")
+    t.at_once(0.6, ("seat3.main", 600)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    assert ("wager_over_limit", 3, 500, 600) in t.alerts
+
+
+def test_a_wager_still_unvalued_a_second_after_the_first_card_is_unreadable_from_then():
+    t = Table().chips_to("seat3.main", None).card("seat3.cards", "KH")
+    first = t.t
+    t.at_once(1.5, ("seat3.main", 40)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    [alert] = [a for r in t.engine.rounds for a in r.alerts if a.type == "unreadable"]
+    assert (alert.seat, alert.wager, alert.t_s) == (3, "main", first + 1.0)
+    assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": None}
+
+
 def test_an_unvalued_main_wager_is_never_judged_over_the_limit():
     first, hole = standard_deal(["KH", "7C"], "KS")
     t = Table().chips_to("seat3.main", None).deal(*first)

@@ -26,14 +26,15 @@ What a camera cannot see is not taken for a fault: a face-down card hidden where
 up card, Switch Hands' squared pair, the burn card) is passed over by the deal-order check
 (:func:`rules.dealing.check_observed_deal`) and the deal ends at the first hit without it; a wager or payout seen
 but not valued is still audited for what the cards and the timing decide (outcome, collected or not, late or
-not, paid or not), with an ``unreadable`` alert for the amount; printed layout art read as a card is set aside.
+not, paid or not), with an ``unreadable`` alert for the amount (a wager unvalued at the first card and read within
+:data:`LATE_VALUE_S` after it is valued then instead); printed layout art read as a card is set aside.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -65,6 +66,12 @@ HIDDEN_WAGER_S = 3.0
 """A wager stack gone this shortly before the first card was under the dealer's hand dealing it: it stands as the
 seat's wager until seen again (the same stack: no change), or, not seen again this long after the first card and
 its seat dealt nothing, it was taken back before the deal."""
+LATE_VALUE_S = 1.0
+"""A wager stack standing unvalued at the first card is valued by its first reading this shortly after it, while no
+side bet is due yet (the camera often counts a stack a few frames after the dealer's hand left it: 4K seed 7100
+round 2, a $60 main wager read 0.6 s after the round's first card); not valued by then, it is ``unreadable`` (the
+alert decided at that moment).  Chips added in that second would be taken for the wager: a wager the camera could
+not value at the first card gave no past-posting check before either."""
 LATE_TOLERANCE_S = 0.6
 """A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
 PINCH_WAIT_S = 6.0
@@ -222,6 +229,7 @@ class RoundRecord:
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
     pending_growths: list = field(default_factory=list)  # (seat, wager, change, its value then): grown as a stack went
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
+    unvalued_at_first: dict = field(default_factory=dict)  # zone -> first card's change: awaiting a late value
     clear_t: float | None = None                        # when the table last became clear of cards
     clear_chips: dict = field(default_factory=dict)     # the chips on the table at that moment
 
@@ -373,6 +381,8 @@ class RoundEngine:
             events += self._judge_growths(self.current, judged_t)
         if self.current is not None and self.current.hidden_wagers:
             self._forget_hidden_wagers(self.current, judged_t)
+        if self.current is not None and self.current.unvalued_at_first:
+            events += self._unvalued_wagers(self.current, judged_t)
         if self._held is None:  # (a held card lies on the table: the round goes on at least until it is judged)
             events += self._check_round_end()
         return events
@@ -661,6 +671,9 @@ class RoundEngine:
         what it grew or shrank to cannot be told."""
         if r.clear_t is not None and ch.t_s >= r.clear_t:
             return []
+        if ch.after and ch.zone in r.unvalued_at_first and r.sidebets_due_s is None \
+                and ch.t_s - r.first_card_s <= LATE_VALUE_S:
+            return self._valued_late(r, s, kind, ch)
         if ch.after:
             r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (s.seat, kind)]
             return []
@@ -671,6 +684,33 @@ class RoundEngine:
                 return []
             return self._settled_by_collection(r, s, kind, ch)
         return []
+
+    def _valued_late(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
+        """A wager unvalued at the first card, read ``ch.after`` dollars within :data:`LATE_VALUE_S`: it is the
+        seat's wager, checked against the limits as at the first card (13:69F-2.23(c), 19.6(b), 2.20(a))."""
+        del r.unvalued_at_first[ch.zone]
+        s.unvalued.discard(kind)
+        s.wagers[kind] = ch.after
+        return self._wager_checks(r, [s], ch)
+
+    def _unvalued_wagers(self, r: RoundRecord, now_t: float, force: bool = False) -> list[Event]:
+        """``unreadable`` for each wager unvalued at the first card and still unvalued :data:`LATE_VALUE_S` on (or
+        as soon as a side bet falls due, or the round ends: ``force``), decided at that moment."""
+        events: list[Event] = []
+        if r.first_card_s is None:
+            return events
+        decided = r.first_card_s + LATE_VALUE_S
+        if not force and now_t < decided and r.sidebets_due_s is None:
+            return events
+        for zone, ch in list(r.unvalued_at_first.items()):
+            del r.unvalued_at_first[zone]
+            owner, kind = _zone_parts(zone)
+            t = min(max(now_t, r.first_card_s), decided)
+            at = replace(ch, frame=self._frame_at(t), t_s=t)
+            events += self._alert(r, "unreadable", owner, at, wager=kind,
+                                  message=f"seat {owner}'s {kind} wager could not be valued from the chips: "
+                                          "its limits and settlement are not checked")
+        return events
 
     def _settled_by_collection(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
         s.settled_t[kind] = ch.t_s
@@ -1163,13 +1203,19 @@ class RoundEngine:
             elif isinstance(owner, int) and kind in WAGERS and value is None:
                 # a stack is on the spot but its value could not be read: the seat plays, nothing is assumed
                 r.seats.setdefault(owner, SeatRecord(owner)).unvalued.add(kind)
-                events += self._alert(r, "unreadable", owner, ch, wager=kind,
-                                      message=f"seat {owner}'s {kind} wager could not be valued from the chips: "
-                                              "its limits and settlement are not checked")
-        # wager limits and incompatible wagers, as the wagers stood at the first card
+                r.unvalued_at_first[zone] = ch  # unreadable unless read in a moment (LATE_VALUE_S)
+        events += self._wager_checks(r, sorted(r.seats.values(), key=lambda x: x.seat), ch)
+        events.append(Event("first_card", ch.t_s, ch.frame, r.index,
+                            {"wagers": {s.seat: dict(s.wagers) for s in r.seats.values()}}))
+        return events
+
+    def _wager_checks(self, r: RoundRecord, seats: list[SeatRecord], ch: ZoneChange) -> list[Event]:
+        """Wager limits and incompatible wagers of ``seats``, as their wagers stand (at the first card, or valued
+        just after it), the evidence ``ch``."""
+        events: list[Event] = []
         offered = {b for s in r.seats.values() for b in SIDE_BETS if s.wagers.get(b)}
         config = self.profile.config_violations(offered=offered)
-        for s in sorted(r.seats.values(), key=lambda x: x.seat):
+        for s in seats:
             main = _money(s.wagers["main"]) if s.wagers.get("main") else None
             limits = main_wager_violations(self.profile, main, s.seat) if main else []
             if s.wagers.get("mtd"):
@@ -1184,8 +1230,6 @@ class RoundEngine:
                     events += self._alert(r, "incompatible_wager", s.seat, ch, expected=None,
                                           observed=s.wagers.get(v.wager), wager=v.wager, rule=v.rule,
                                           message=v.message)
-        events.append(Event("first_card", ch.t_s, ch.frame, r.index,
-                            {"wagers": {s.seat: dict(s.wagers) for s in r.seats.values()}}))
         return events
 
     def _wagered(self, r: RoundRecord) -> list[int]:
@@ -1319,7 +1363,7 @@ class RoundEngine:
 
     def _side_bets_due(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
         """Expected side-bet outcomes, decided by the up card and each seat's first two cards."""
-        events: list[Event] = []
+        events: list[Event] = self._unvalued_wagers(r, ch.t_s, force=True) if r.unvalued_at_first else []
         up_label = r.dealer[0]
         bettors = [s for s in r.seats.values() if any(_placed(s, b) for b in SIDE_BETS)]
         if not bettors:
@@ -1522,6 +1566,8 @@ class RoundEngine:
         if r is None:
             return []
         held = self._judge_growths(r, t_s, force=True) if r.pending_growths else []
+        if r.unvalued_at_first:
+            held += self._unvalued_wagers(r, t_s, force=True)
         if r.end_s is None:
             r.end_s = t_s
         self.current = None
