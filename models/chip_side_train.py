@@ -555,7 +555,7 @@ def export_chip_side(net, path: Path, denominations: list[int]) -> Path:
 
     dummy = torch.zeros(1, STRIP_CHANNELS, STRIP_ROWS, ARC_POINTS)
     torch.onnx.export(net, dummy, str(path), input_names=["strips"], output_names=["slot_logits", "aligned_logit"],
-                      dynamic_axes={"strips": {0: "batch", 2: "rows"}, "slot_logits": {0: "batch"}, "aligned_logit": {0: "batch"}},
+                      dynamic_axes={"strips": {0: "batch", 2: "rows"}, "slot_logits": {0: "batch", 1: "slots"}, "aligned_logit": {0: "batch"}},
                       opset_version=18, dynamo=False)
     model = onnx.load(str(path))
     entry = model.metadata_props.add()

@@ -249,7 +249,8 @@ def calibration_chip_strips(frames: int = 40, seed: int = 777, strips: int = 102
 
 
 def free_chip_side_rows(onnx_path: Path, out: Path | None = None) -> dict:
-    """Declare a chip-side model's strip row count free (the input ``(batch, 6, rows, 12)``), weights untouched, so
+    """Declare a chip-side model's strip row count free (the input ``(batch, 6, rows, 12)``, the output
+    ``slot_logits`` ``(batch, slots, 1 + D)``), weights untouched, so
     the base search reads its :data:`vision.chip_side.SEARCH_ROWS`-row strips (half the model's time per base).
     Chip-side models exported since the twenty-second session have it already (:func:`models.chip_side_train.
     export_chip_side`); this brings an older file in line (``out``: default ``onnx_path`` itself).
@@ -271,6 +272,11 @@ def free_chip_side_rows(onnx_path: Path, out: Path | None = None) -> dict:
         raise ValueError(f"{onnx_path}: not a chip-side model (input {[d.dim_value or d.dim_param for d in dims]})")
     dims[2].ClearField("dim_value")
     dims[2].dim_param = "rows"
+    for output in model.graph.output:  # the slots read follow the rows: a 32-row strip gives 7 slots, not 16
+        odims = output.type.tensor_type.shape.dim
+        if output.name == "slot_logits" and len(odims) == 3:
+            odims[1].ClearField("dim_value")
+            odims[1].dim_param = "slots"
     del model.graph.value_info[:]  # inferred shapes would pin the old row count
     onnx.checker.check_model(model)
     onnx.save(model, str(out))

@@ -5,8 +5,8 @@ against the same graph with its rows fixed at 72 (as committed before the twenty
     python scripts/chip_search_speed.py VIDEO TABLE          # also `pitwatch review VIDEO --no-video`
 
 With its rows fixed, the reader cuts every base's strip whole (:attr:`vision.chip_side.ChipSideReader.search_rows`);
-free, it reads the coarse bases and the two either side of the best on their bottom
-:data:`vision.chip_side.SEARCH_ROWS` rows and only the best one whole.  The two are run alternately, three times
+free, it reads the coarse bases on their bottom :data:`vision.chip_side.SEARCH_ROWS` rows (their alignment only)
+and the best one and the two half a step either side of it whole.  The two are run alternately, three times
 each: the bench's three calibrated 1080p frames read 8 times each (median ms of the whole detection, 2 threads;
 the chips read must be the same), and with a video a whole review with ``--no-video`` (seconds, and the review's
 own frames-per-second line).  Needs ``onnx`` (the ``train`` extra) to write the fixed copy.  Model card, Speed,

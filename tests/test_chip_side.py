@@ -177,8 +177,9 @@ def test_bases_tied_only_far_from_the_best_one_do_not_count_the_stack():
         if len(calls) == 1:  # the coarse search: best in the middle, the two first bases tied with it
             aligned = np.full(n, 0.2, np.float32)
             aligned[n // 2], aligned[0], aligned[1] = 1.0, 0.99, 0.99
-            p = np.stack([doubtful(5, 5, 25)] * n)
-            p[0] = p[1] = slots(5, 25)
+            p = np.stack([doubtful(5, 5, 25)] * n)  # (read for alignment only)
+        elif search:  # coarse bases re-read whole: were the far ones let in, they would count 5 chips alike
+            aligned, p = np.full(n, 0.99, np.float32), np.stack([slots(5, 25)] * n)
         else:  # the fine bases around it: all tied, none countable
             aligned, p = np.ones(3, np.float32), np.stack([doubtful(5, 5, 25)] * 3)
         return [p], [aligned]

@@ -194,6 +194,14 @@ def test_a_wager_valued_a_moment_after_the_first_card_is_the_seats_wager():
     assert not [a for a in t.alerts if a[0] == "unreadable"]
 
 
+def test_a_wager_valued_late_is_announced_to_live_viewers():
+    t = Table().chips_to("seat3.main", None).card("seat3.cards", "KH")
+    events = t.engine.step(int((t.t + 0.6) * 10), t.t + 0.6, [ZoneChange(
+        "chips", "seat3.main", int((t.t + 0.6) * 10), t.t + 0.6, 0, t.t + 0.6, before=None, after=40)])
+    events += t.engine.step(int((t.t + 1.2) * 10), t.t + 1.2, [])
+    assert [e.data for e in events if e.kind == "wager_valued"] == [{"seat": 3, "wager": "main", "amount": 40}]
+
+
 def test_a_wager_valued_late_is_checked_against_the_table_limit():
     t = Table().chips_to("seat3.main", None).card("seat3.cards", "KH")
     t.at_once(0.6, ("seat3.main", 600)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
@@ -207,6 +215,43 @@ def test_a_wager_still_unvalued_a_second_after_the_first_card_is_unreadable_from
     [alert] = [a for r in t.engine.rounds for a in r.alerts if a.type == "unreadable"]
     assert (alert.seat, alert.wager, alert.t_s) == (3, "main", first + 1.0)
     assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": None}
+
+
+def test_an_unvalued_wager_hidden_by_the_dealing_hand_then_valued_is_not_pinched():
+    """The dealer's hand over the unvalued stack reads as an empty spot, then the stack is counted: the empty
+    reading was the hand, not a collection, so nothing was taken from the wager (13:69F-2.3)."""
+    t = Table().chips_to("seat3.main", None).card("seat3.cards", "KH")
+    t.at_once(0.3, ("seat3.main", 0)).at_once(0.3, ("seat3.main", 40)).wait(0.5)
+    t.deal(("dealer.cards", "KS"), ("seat3.cards", "7C"), ("dealer.cards", "BACK"))
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D").wait(8.0)
+    assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": 40}
+    assert not [a for a in t.alerts if a[0] in ("pinching", "unreadable")]
+
+
+def test_an_unvalued_wager_hidden_at_the_first_card_and_valued_when_seen_again_is_the_seats_wager():
+    t = Table().chips_to("seat3.main", None).at_once(0.9, ("seat3.main", 0)).card("seat3.cards", "KH")
+    t.at_once(0.5, ("seat3.main", 40)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": 40}
+    assert not [a for a in t.alerts if a[0] == "unreadable"]
+
+
+def test_a_side_bet_read_after_match_the_dealer_is_due_is_not_taken_for_the_wager_2_23_e():
+    """Match-the-dealer falls due at the seat's second card: a stack read after that, even within LATE_VALUE_S of the
+    first card, is not the wager it was at the first card, and the wager stays unreadable."""
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", None)
+    t.t += 1.0
+    for dt, zone, label in [(0.0, "seat3.cards", "KH"), (0.2, "dealer.cards", "KS"), (0.4, "seat3.cards", "7C")]:
+        t.engine.step(int((t.t + dt) * 10), t.t + dt,
+                      [ZoneChange("card_arrived", zone, int((t.t + dt) * 10), t.t + dt, 0, t.t + dt, label=label)])
+    t.t += 0.4
+    t.at_once(0.3, ("seat3.mtd", 5)).wait(3.0)
+    assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": 25, "mtd": None}
+    assert [(a[0], a[1]) for a in t.alerts if a[0] == "unreadable"] == [("unreadable", 3)]
+
+
+def test_a_wager_unvalued_until_the_round_ends_gives_one_unreadable_alert():
+    t = Table().chips_to("seat3.main", None).card("seat3.cards", "KH").pick_up(("seat3.cards", "KH"))
+    assert [a[0] for a in t.alerts].count("unreadable") == 1
 
 
 def test_an_unvalued_main_wager_is_never_judged_over_the_limit():

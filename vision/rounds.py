@@ -27,7 +27,8 @@ up card, Switch Hands' squared pair, the burn card) is passed over by the deal-o
 (:func:`rules.dealing.check_observed_deal`) and the deal ends at the first hit without it; a wager or payout seen
 but not valued is still audited for what the cards and the timing decide (outcome, collected or not, late or
 not, paid or not), with an ``unreadable`` alert for the amount (a wager unvalued at the first card and read within
-:data:`LATE_VALUE_S` after it is valued then instead); printed layout art read as a card is set aside.
+:data:`LATE_VALUE_S` after it, before any side bet is due, is valued then instead); printed layout art read as a card
+is set aside.
 """
 
 from __future__ import annotations
@@ -170,7 +171,9 @@ def _jsonable(v: Any) -> Any:
 
 @dataclass
 class Event:
-    """Something the engine decided: ``round_started``, ``card_dealt``, ``side_bets_due``, ``alert``, ``round_ended``."""
+    """Something the engine decided: ``round_started``, ``first_card`` (the wagers standing), ``wager_valued`` (a wager
+    unvalued at the first card, valued within :data:`LATE_VALUE_S`), ``card_dealt``, ``side_bets_due``, ``alert``,
+    ``round_ended``."""
 
     kind: str
     t_s: float
@@ -584,7 +587,8 @@ class RoundEngine:
         if ch.zone in r.hidden_wagers and ch.after != 0:
             del r.hidden_wagers[ch.zone]  # the wager hidden at the first card, seen again
             wager_then = s.wagers.get(kind) if s is not None else None
-            if ch.after is None or wager_then is None or ch.after == wager_then:
+            late = ch.after and ch.zone in r.unvalued_at_first  # an unvalued wager seen again: it may be valued now
+            if not late and (ch.after is None or wager_then is None or ch.after == wager_then):
                 return events
         wager = s.wagers.get(kind) if s else None
         if s is not None and kind in s.unvalued and not wager:
@@ -691,7 +695,10 @@ class RoundEngine:
         del r.unvalued_at_first[ch.zone]
         s.unvalued.discard(kind)
         s.wagers[kind] = ch.after
-        return self._wager_checks(r, [s], ch)
+        # the stack is back: an emptied reading before was a hand over it, not a collection
+        r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (s.seat, kind)]
+        return [Event("wager_valued", ch.t_s, ch.frame, r.index, {"seat": s.seat, "wager": kind, "amount": ch.after}),
+                *self._wager_checks(r, [s], ch)]
 
     def _unvalued_wagers(self, r: RoundRecord, now_t: float, force: bool = False) -> list[Event]:
         """``unreadable`` for each wager unvalued at the first card and still unvalued :data:`LATE_VALUE_S` on (or
@@ -705,6 +712,8 @@ class RoundEngine:
         for zone, ch in list(r.unvalued_at_first.items()):
             del r.unvalued_at_first[zone]
             owner, kind = _zone_parts(zone)
+            if kind not in getattr(r.seats.get(owner), "unvalued", ()):
+                continue  # the seat left the round (its wager taken back before the deal): nothing to value
             t = min(max(now_t, r.first_card_s), decided)
             at = replace(ch, frame=self._frame_at(t), t_s=t)
             events += self._alert(r, "unreadable", owner, at, wager=kind,
@@ -870,7 +879,7 @@ class RoundEngine:
     def _check_payout(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
         res = s.expected.get(bet)
         if res is None or res.outcome in ("void", "open", "none") or bet in s.unvalued:
-            return []  # an unvalued wager's payout cannot be checked (its first-card alert says so)
+            return []  # an unvalued wager's payout cannot be checked (its unreadable alert says so)
         paid = s.observed_payout.get(bet, Fraction(0))
         if res.payout_min is not None:
             lo, hi = res.payout_min, res.payout_max
