@@ -62,6 +62,8 @@ def register(app: typer.Typer) -> None:
                                               "vision.evaluate.ZK7WU_FINE_TUNE_BEFORE) join the training crops."),
         real_share: float = typer.Option(0.3, "--real-share", min=0.0, max=0.9,
                                          help="Share of the training bank cut from --real photos."),
+        device: str = typer.Option("cpu", "--device", help="torch device to train on, e.g. cuda."),
+        workers: int = typer.Option(1, "--workers", min=1, help="Processes rendering the training bank."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
@@ -69,7 +71,8 @@ def register(app: typer.Typer) -> None:
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
                                  init=init, lr=lr, turn=turn, grey=grey, cast=cast, width=width, not_index=not_index,
-                                 crowd=crowd, real=real, real_share=real_share, log=lambda m: print(m, file=sys.stderr, flush=True))
+                                 crowd=crowd, real=real, real_share=real_share, device=device, workers=workers,
+                                 log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc,
                           "not_index_accepted": run.not_index_accepted}))
 

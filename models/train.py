@@ -585,10 +585,64 @@ def _make_set(source: IndexCropSource, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(xs), np.array(ys, np.int64)
 
 
-def _to_tensor(x: np.ndarray):
+RENDER_CHUNK = 500
+"""Crops per task when the bank is rendered by worker processes (:class:`_ChunkRenderer`)."""
+
+_WORKER_SOURCES: dict = {}
+
+
+def _init_render_worker(kwargs: dict, neg_designs: list[str] | None) -> None:
+    cv2.setNumThreads(1)  # one process per core already
+    _WORKER_SOURCES["index"] = IndexCropSource(**kwargs)
+    _WORKER_SOURCES["neg"] = NotAnIndexSource(neg_designs, 0) if neg_designs else None
+
+
+def _render_chunk(task: tuple[str, int, int]):
+    kind, seed, n = task
+    src = _WORKER_SOURCES[kind]
+    src.rng = np.random.default_rng(seed)  # the corner cache is the same in every worker: only the draws differ
+    if kind == "neg":
+        return np.stack([src.sample() for _ in range(n)])
+    return _make_set(src, n)
+
+
+class _ChunkRenderer:
+    """Renders crops in chunks of :data:`RENDER_CHUNK`, each from its own seed, in ``workers`` processes.
+
+    The chunks' seeds come from ``rng``, so a bank is the same whatever the number of workers (though not the
+    same as one rendered serially by :func:`_make_set`).  Workers are spawned, not forked: a fork after
+    onnxruntime's threads started (the real crops' teacher) left them waiting on a lock for ever.
+    """
+
+    def __init__(self, workers: int, index_kwargs: dict, neg_designs: list[str] | None) -> None:
+        import multiprocessing as mp
+
+        self.pool = mp.get_context("spawn").Pool(workers, _init_render_worker, (index_kwargs, neg_designs))
+
+    def _chunks(self, kind: str, n: int, rng) -> list:
+        sizes = [RENDER_CHUNK] * (n // RENDER_CHUNK) + ([n % RENDER_CHUNK] if n % RENDER_CHUNK else [])
+        return [(kind, int(rng.integers(2**31)), k) for k in sizes]
+
+    def index_crops(self, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+        """((n, 40, 40, 3) uint8 crops, (n,) labels)."""
+        if n == 0:
+            return np.zeros((0, 40, 40, 3), np.uint8), np.zeros(0, np.int64)
+        parts = self.pool.map(_render_chunk, self._chunks("index", n, rng))
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    def not_index_crops(self, n: int, rng) -> np.ndarray:
+        """(n, 40, 40, 3) uint8 crops with no index."""
+        return np.concatenate(self.pool.map(_render_chunk, self._chunks("neg", n, rng)))
+
+    def close(self) -> None:
+        self.pool.terminate()
+
+
+def _to_tensor(x: np.ndarray, device=None):
     import torch
 
-    return torch.from_numpy(np.ascontiguousarray(x[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+    t = torch.from_numpy(np.ascontiguousarray(x[..., ::-1].transpose(0, 3, 1, 2)))
+    return (t if device is None else t.to(device)).float() / 255.0
 
 
 def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epochs: int = 8, batch: int = 128,
@@ -596,7 +650,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
                  refresh: int = 4, init: Path | None = None, lr: float = 3e-3,
                  turn: str = "any", grey: float = 0.15, cast: float = 0.0,
                  width: float = 1.0, not_index: float = 0.0, not_index_weight: float = 0.5,
-                 crowd: float = 0.0, real: Path | None = None, real_share: float = 0.0) -> tuple[Path, ReaderRun]:
+                 crowd: float = 0.0, real: Path | None = None, real_share: float = 0.0,
+                 device: str = "cpu", workers: int = 1) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -620,6 +675,10 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         real: the `real-cards-zk7wu` folder; its fine-tune photos (:func:`vision.evaluate.zk7wu_fine_tune`) give
             a ``real_share`` of the bank (:class:`models.real_indices.RealIndexSource`, turned upright by the
             reader ``init`` names, or the committed one).
+        device: torch device the net trains on (``"cuda"`` where a GPU is lent); validation, calibration and the
+            export run on the CPU.
+        workers: processes rendering the training bank (1: rendered in this process, as before); with more, the
+            bank's crops come in seeded chunks (:class:`_ChunkRenderer`) and the real crops, if any, are cut here.
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -647,16 +706,21 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         real_src = RealIndexSource(Path(real), seed + 5, teacher=teacher)
         log(f"real crops: {len(real_src)} indices in {len(real_src.photos)} fine-tune photos of {real}")
 
+    renderer = _ChunkRenderer(workers, dict(designs=train_names, seed=seed, turn=turn, grey=grey, cast=cast,
+                                            crowd=crowd), train_names if neg_src is not None else None) \
+        if workers > 1 else None
+
     def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
         """n crops, a ``not_index`` share of them with no index (label -1), a ``real_share`` of them real."""
         k = int(rng.binomial(n, not_index)) if neg_src is not None else 0
         k_real = int(rng.binomial(n - k, real_share)) if real_src is not None else 0
-        x, y = _make_set(src, n - k - k_real)
+        x, y = renderer.index_crops(n - k - k_real, rng) if renderer else _make_set(src, n - k - k_real)
         if k_real:
             xr, yr = zip(*(real_src.sample() for _ in range(k_real)))
             x, y = np.concatenate([x, np.stack(xr)]), np.concatenate([y, np.array(yr, np.int64)])
         if k:
-            x = np.concatenate([x, np.stack([neg_src.sample() for _ in range(k)])])
+            neg = renderer.not_index_crops(k, rng) if renderer else np.stack([neg_src.sample() for _ in range(k)])
+            x = np.concatenate([x, neg])
             y = np.concatenate([y, np.full(k, -1, np.int64)])
         return x, y
 
@@ -678,6 +742,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             state = widen_reader(state, width)  # a narrower reader grown to this width
         net.load_state_dict(state)
         log(f"starting from {init}")
+    net.to(device)
     params = sum(p.numel() for p in net.parameters())
     steps_per_epoch = bank // batch
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -690,7 +755,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         net.train()
         for k in range(steps_per_epoch):
             idx = order[k * batch:(k + 1) * batch]
-            z, y = net(_to_tensor(bank_x[idx])), torch.from_numpy(bank_y[idx])
+            z, y = net(_to_tensor(bank_x[idx], device)), torch.from_numpy(bank_y[idx]).to(device)
             card = y >= 0
             loss = F.cross_entropy(z[card], y[card], label_smoothing=0.05)
             if (~card).any():  # no index: towards uniform (cross-entropy to it, less its constant log 52)
@@ -703,7 +768,10 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         log(f"epoch {epoch + 1}/{epochs} loss {loss.item():.3f} val {acc:.4f} ({time.time() - t0:.0f}s)")
         out_dir.mkdir(parents=True, exist_ok=True)
         torch.save(net.state_dict(), out_dir / "card_reader.last.pt")  # a killed run loses at most one epoch
+    if renderer is not None:
+        renderer.close()
     steps = epochs * steps_per_epoch
+    net.to("cpu")
     net.eval()
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "card_reader.pt")
@@ -748,8 +816,9 @@ def calibrate_and_export(net, out_dir: Path, run: ReaderRun, val: tuple, held_ou
 def _logits(net, x: np.ndarray) -> np.ndarray:
     import torch
 
+    device = next(net.parameters()).device
     with torch.no_grad():
-        return np.concatenate([net(_to_tensor(x[i:i + 256])).numpy() for i in range(0, len(x), 256)])
+        return np.concatenate([net(_to_tensor(x[i:i + 256], device)).cpu().numpy() for i in range(0, len(x), 256)])
 
 
 READ_AT = {"upright": ((0, 90, 180, 270), "mean"), "any": ((0,), "best")}

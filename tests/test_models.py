@@ -455,6 +455,28 @@ def test_reader_training_crops_can_show_the_next_card_of_a_fanned_hand():
     assert window.any() and not window[rows, :keep_x].any()
 
 
+def test_the_reader_bank_is_the_same_whatever_the_number_of_render_workers(monkeypatch):
+    """`--workers`: each chunk of the bank is drawn from its own seed, so one process or three render it alike."""
+    import models.train as train
+
+    monkeypatch.setattr(train, "RENDER_CHUNK", 30)
+    designs = ["proc-roboto-large", "proc-duplex-std"]
+    kwargs = dict(designs=designs, seed=5, turn="upright")
+    banks = []
+    for workers in (1, 3):
+        renderer = train._ChunkRenderer(workers, kwargs, designs)
+        try:
+            rng = np.random.default_rng(9)
+            x, y = renderer.index_crops(70, rng)
+            banks.append((x, y, renderer.not_index_crops(31, rng)))
+        finally:
+            renderer.close()
+    (x1, y1, n1), (x3, y3, n3) = banks
+    assert x1.shape == (70, 40, 40, 3) and n1.shape == (31, 40, 40, 3) and ((0 <= y1) & (y1 < 52)).all()
+    assert np.array_equal(x1, x3) and np.array_equal(y1, y3) and np.array_equal(n1, n3)
+    assert len({x.tobytes() for x in x1}) == 70  # the chunks' seeds differ: no chunk repeats another
+
+
 @needs_train
 def test_reader_interpolation_refuses_a_share_outside_zero_to_one(tmp_path):
     from models.train import interpolate_readers
