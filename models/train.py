@@ -675,8 +675,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         real: the `real-cards-zk7wu` folder; its fine-tune photos (:func:`vision.evaluate.zk7wu_fine_tune`) give
             a ``real_share`` of the bank (:class:`models.real_indices.RealIndexSource`, turned upright by the
             reader ``init`` names, or the committed one).
-        device: torch device the net trains on (``"cuda"`` where a GPU is lent); validation, calibration and the
-            export run on the CPU.
+        device: torch device the net trains and is validated on each epoch (``"cuda"`` where a GPU is lent); the
+            calibration and the export run on the CPU.
         workers: processes rendering the training bank (1: rendered in this process, as before); with more, the
             bank's crops come in seeded chunks (:class:`_ChunkRenderer`) and the real crops, if any, are cut here.
 
