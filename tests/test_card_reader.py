@@ -470,3 +470,39 @@ def test_a_sure_index_half_under_a_cards_corner_reading_its_rank_stays_a_card():
                 [one_hot("6D"), one_hot("6D"), one_hot("6H", 0.995)], zone="seat5.cards")
     cards = group_cards(d, positions_mm=at_mm(d, [[686, 545], [709, 619], [722, 616]]))
     assert sorted(c.label for c in cards) == ["6D", "6H"]
+
+
+def _ace_of_diamonds_over_a_three(extra_box, extra_probs, extra_mm) -> list[str]:
+    """Seed 7117 at 4K (Switch Hands, frame 146): an AD whose two corners show (read 0.997 and 0.60), squared over a
+    3D, and one more index box: the labels of the cards grouped."""
+    d = corners([[1328, 1224, 1371, 1296], [1461, 1380, 1521, 1461], extra_box],
+                [one_hot("AD", 0.997), one_hot("AD", 0.60), extra_probs], zone="seat4.cards")
+    return sorted(c.label for c in group_cards(d, positions_mm=at_mm(d, [[905.8, 605.7], [956.7, 664.6], extra_mm])))
+
+
+def test_another_cards_index_beside_a_corner_and_as_large_is_not_part_of_that_corner():
+    """The 3D's lower index, peeking out 20 px beside the AD's, boxed as large and read unsurely (3D 0.25, AD 0.25),
+    its centre inside the AD's box: another card's index, not part of the AD's (which it joined, and the 3D left the
+    tracker for five frames)."""
+    tied = np.full(52, 0.505 / 50, np.float32)
+    tied[CARD_LABELS.index("3D")], tied[CARD_LABELS.index("AD")] = 0.249, 0.246
+    assert _ace_of_diamonds_over_a_three([1482, 1364, 1540, 1449], tied, [963.6, 659.8]) == ["AD", UNREADABLE]
+
+
+def test_a_cards_corner_boxed_again_loosely_and_read_unsurely_as_that_card_is_that_card():
+    """A box round the AD's top corner and the 3D's corner above it, read AD at 0.77, 13 mm from the AD's index and
+    a quarter under its box: that corner boxed again, not a second AD."""
+    assert _ace_of_diamonds_over_a_three([1342, 1188, 1410, 1277], one_hot("AD", 0.773), [914.9, 595.7]) == ["AD"]
+
+
+def test_a_second_card_of_that_identity_fanned_tight_and_read_surely_is_a_card():
+    assert _ace_of_diamonds_over_a_three([1342, 1188, 1410, 1277], one_hot("AD", 0.995), [914.9, 595.7]) == ["AD", "AD"]
+
+
+def test_without_a_calibration_an_unsure_box_as_large_inside_a_sure_one_is_still_that_index():
+    """On uncalibrated photos the boxes of one index come in any size (the webcam frames of real-cards-zk7wu): an
+    unsure box centred inside a sure one joins it whatever its size."""
+    tied = np.full(52, 0.505 / 50, np.float32)
+    tied[CARD_LABELS.index("3D")], tied[CARD_LABELS.index("AD")] = 0.249, 0.246
+    d = corners([[1461, 1380, 1521, 1461], [1482, 1364, 1540, 1449]], [one_hot("AD", 0.9), tied], zone=None)
+    assert [c.label for c in group_cards(d)] == ["AD"]

@@ -8,7 +8,8 @@ identity, 180 degrees apart).  Indices are grouped in three steps, then what is 
    calibration) and agree on the card are one index.  So is **part of an index boxed again**: stage 1 now and then
    boxes the lower half of an index (with a pip of the card over it) beside its whole box; a box read below
    ``threshold`` whose centre lies inside a box read surely is that index, and has no say in what it reads (seed
-   7117 at 4K: the 3S's corner boxed twice, the half box read unreadable, dealt as a card out of turn). Neither join
+   7117 at 4K: the 3S's corner boxed twice, the half box read unreadable, dealt as a card out of turn); in a
+   calibrated frame only where it is the smaller box (:data:`PART_OF_INDEX_AREA`). Neither join
    may bring two indices read surely as different cards into one: a box read unsurely across the indices of two
    fanned cards is part of each, and chained them into one card that lost one of them (rendered hold-out seed 9003:
    an 8H under a 6D). Nearest pairs join first.
@@ -48,6 +49,10 @@ identity, 180 degrees apart).  Indices are grouped in three steps, then what is 
    card. The card whose two corners show lies on top there, and the crop of the index under it holds its rank
    (seed 7117 at 4K: an AH whose corner a 6D turned over covered read 6H at 0.91-0.96 from then on, after reading
    AH while in the clear).
+9. **A card's corner boxed again**: a lone index whose box lies as far under a corner index of a card whose two
+   corners show and that reads that very card below :data:`MIXED_INK_CONF` is that corner boxed loosely (seed 7117
+   at 4K: a box round an AD's corner and the 3D's corner peeking out above it, read AD at 0.77, 13 mm from the AD's
+   index: a second AD for three frames). It joins the card and has no say in what it reads.
 
 The group's probabilities are averaged (several looks at one card) before the label is chosen.
 
@@ -114,6 +119,14 @@ top of a JH's picture, peeking above the 5S dealt over it, read JD at 0.5-0.66 f
 seat as a third card."""
 
 COURT_RANKS = ("J", "Q", "K")
+
+PART_OF_INDEX_AREA = 0.85
+"""Step 1b: a box is part of an index boxed again only where its area is at most this share of the index's box
+(the 3S's lower half, seed 7117 at 4K: 0.70). A box as large as the sure one beside it is another card's index: the
+3D peeking out beside the AD dealt over it (seed 7117 at 4K, Switch Hands: the same size, 20 px to the side, read
+3D at 0.25) had joined the AD, and the 3D left the tracker for five frames. In a calibrated frame only: there every
+index is boxed in a zone crop rectified at one scale; on the uncalibrated webcam photos of ``real-cards-zk7wu`` the
+boxes of one index come in any size, and the rule left 3 of the 235 held-out cards unnamed."""
 
 MIXED_INK_SHARE = 0.25
 """Least share of a lone index's box lying under a corner index of a card whose two corners show for step 8."""
@@ -203,23 +216,24 @@ SAME_PLACE_MM = 12.0
 """Two cards whose centres lie closer than this (mm) are one place: two cards of one identity paired crosswise."""
 
 
-def _mixed_ink(k: int, box: np.ndarray, gi: int, groups: list[list[int]], votes: list[np.ndarray],
-               clusters: list[list[int]], boxes: np.ndarray, threshold: float) -> bool:
-    """Step 8: whether the lone index of group ``gi`` (read as card ``k``, its (4,) xyxy pixel box ``box``) lies
-    :data:`MIXED_INK_SHARE` or more under a corner index of a surely read card whose two corners show
-    (``boxes``: (n, 4) xyxy of every index row, by cluster member) that has ``k``'s rank in another suit."""
+def _under_a_corner(k: int, box: np.ndarray, gi: int, groups: list[list[int]], votes: list[np.ndarray],
+                    clusters: list[list[int]], boxes: np.ndarray, threshold: float) -> int | None:
+    """Steps 8 and 9: the group of a surely read card whose two corners show, that reads ``k``'s rank (in any suit),
+    and under one of whose corner indices the lone index of group ``gi`` (read as card ``k``, its (4,) xyxy pixel
+    box ``box``) lies :data:`MIXED_INK_SHARE` or more (``boxes``: (n, 4) xyxy of every index row, by cluster
+    member); None where there is none."""
     area = max(float(np.prod(box[2:] - box[:2])), 1e-6)
     for h, g in enumerate(groups):
         if h == gi or len(g) < 2:
             continue
         other = int(votes[h].argmax())
-        if votes[h][other] < threshold or other == k or ALL_CARDS[other].rank != ALL_CARDS[k].rank:
+        if votes[h][other] < threshold or ALL_CARDS[other].rank != ALL_CARDS[k].rank:
             continue
         for i in (i for c in g[:2] for i in clusters[c]):  # its two corners (step 3's marks come after them)
             lo, hi = np.maximum(box[:2], boxes[i, :2]), np.minimum(box[2:], boxes[i, 2:])
             if float(np.prod(np.clip(hi - lo, 0, None))) >= MIXED_INK_SHARE * area:
-                return True
-    return False
+                return h
+    return None
 
 
 def _uncross_twins(groups: list[list[int]], pos: np.ndarray, P: np.ndarray) -> None:
@@ -324,9 +338,11 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     boxes = dets.xyxy[rows]
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     weight = np.ones(n)
+    areas = np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 0), axis=1)
     for j in np.flatnonzero(~sure):
         inside = [i for i in np.flatnonzero(sure)
-                  if (centres[j] >= boxes[i, :2]).all() and (centres[j] <= boxes[i, 2:]).all()]
+                  if (centres[j] >= boxes[i, :2]).all() and (centres[j] <= boxes[i, 2:]).all()
+                  and (positions_mm is None or areas[j] <= PART_OF_INDEX_AREA * areas[i])]
         if any(join(int(i), int(j)) for i in inside):
             weight[j] = 0.0
     seen: dict[int, list[int]] = {}
@@ -379,6 +395,23 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
 
     back_boxes = dets.xyxy[dets.class_id == BACK_ID]
     votes = [_vote(P, weight, [i for c in g for i in clusters[c]]) for g in groups]
+
+    # 9. a lone index under a corner of a card whose two corners show, reading that very card unsurely, is that
+    # corner boxed again: it joins the card and has no say in what it reads
+    for gi, g in enumerate(groups):
+        k = int(votes[gi].argmax())
+        if len(g) != 1 or votes[gi][k] >= MIXED_INK_CONF:
+            continue
+        member_boxes = boxes[clusters[g[0]]]
+        box = np.concatenate([member_boxes[:, :2].min(0), member_boxes[:, 2:].max(0)])
+        h = _under_a_corner(k, box, gi, groups, votes, clusters, boxes, threshold)
+        if h is not None and int(votes[h].argmax()) == k:
+            groups[h].append(g[0])
+            weight[clusters[g[0]]] = 0.0
+            g.clear()
+    keep = [gi for gi, g in enumerate(groups) if g]
+    groups, votes = [groups[gi] for gi in keep], [votes[gi] for gi in keep]
+
     cards: list[PhysicalCard] = []
     for gi, g in enumerate(groups):
         members = sorted(int(rows[i]) for c in g for i in clusters[c])
@@ -395,8 +428,8 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         box = dets.xyxy[members]
         box = np.concatenate([box[:, :2].min(0), box[:, 2:].max(0)]).astype(np.float32)
         if len(g) == 1 and label != UNREADABLE and p[k] < MIXED_INK_CONF and \
-                _mixed_ink(k, box, gi, groups, votes, clusters, boxes, threshold):
-            label = UNREADABLE  # 8. another card's corner read into this index
+                _under_a_corner(k, box, gi, groups, votes, clusters, boxes, threshold) is not None:
+            label = UNREADABLE  # 8. another card's corner read into this index (step 9 took those reading that card)
         cards.append(PhysicalCard(label=label, score=float(p[k]), box=box, zone=zone_of[g[0]],
                                   members=tuple(members)))
     backs = np.flatnonzero(dets.class_id == BACK_ID)
