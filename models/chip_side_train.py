@@ -547,7 +547,8 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
 
 def export_chip_side(net, path: Path, denominations: list[int]) -> Path:
     """Export to ONNX (opset 18, batch and strip rows free: the base search reads strips of the bottom
-    :data:`vision.chip_side.SEARCH_ROWS` rows) with the denominations in the metadata."""
+    :data:`vision.chip_side.SEARCH_ROWS` rows) with the denominations in the metadata, and its search graph
+    beside it (:func:`models.export.chip_side_search_graph`, :func:`vision.chip_side.search_graph_path`)."""
     import onnx
     import torch
 
@@ -561,6 +562,10 @@ def export_chip_side(net, path: Path, denominations: list[int]) -> Path:
     entry = model.metadata_props.add()
     entry.key, entry.value = "denominations", json.dumps(denominations)
     onnx.save(model, str(path))
+    from models.export import chip_side_search_graph
+    from vision.chip_side import search_graph_path
+
+    chip_side_search_graph(path, search_graph_path(path))  # the base search's graph, beside it
     return path
 
 

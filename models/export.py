@@ -305,3 +305,106 @@ def quantize_chip_side(onnx_path: Path, out: Path, calib_strips, batch: int = 64
         raise ValueError("no calibration strips")
     feeds = [{reader.input_name: strips_to_blob(calib_strips[i:i + batch])} for i in range(0, len(calib_strips), batch)]
     return _quantize(onnx_path, out, feeds, reduce_range=True)
+
+
+def _constant(name: str, init: dict, produced: dict):
+    """The value of tensor ``name`` of a graph: an initializer, a ``Constant`` node's, or either behind ``Identity``
+    nodes (torch's export gives two equal weights one initializer and an ``Identity`` for the second)."""
+    from onnx import numpy_helper
+
+    while name not in init:
+        node = produced.get(name)
+        if node is not None and node.op_type == "Identity":
+            name = node.input[0]
+        elif node is not None and node.op_type == "Constant":
+            return numpy_helper.to_array(node.attribute[0].t)
+        else:
+            raise ValueError(f"{name}: not a constant of the graph")
+    return numpy_helper.to_array(init[name])
+
+
+def chip_side_search_graph(onnx_path: Path, out: Path) -> dict:
+    """The base search of a chip-side model as one pass over a tall strip: its alignment at every row offset.
+
+    Each net of the model (:func:`models.chip_side_train.chip_side_net`, one or the mean of several) reads the
+    alignment with a linear layer over its features' bottom :data:`vision.chip_side.ALIGNED_ROWS` rows, (64 x 16)
+    flattened channel first. That layer is a 1-D convolution of kernel 16 slid along the rows: cut after each
+    net's last feature block and given that convolution instead, the graph reads a strip of any height once and
+    gives, for each row offset ``r``, the alignment of the strip's rows from ``r`` up (each net's sigmoid,
+    averaged over the nets, as :func:`models.chip_side_train.chip_side_mean`). At offset 0 that is the model's
+    own ``aligned_logit``'s probability for the same strip (a test checks it); at the other offsets the features
+    below the window are the image's, where the model read a strip cut there saw zero padding.
+
+    Input ``strips`` ``(batch, 6, rows, 12)``; output ``aligned`` ``(batch, rows - 15)`` float32 probabilities.
+    The denominations metadata is kept, and ``source_sha256`` names the model it was made from (the runtime uses
+    it only beside that file: :func:`vision.chip_side.search_graph_path`).
+
+    Returns:
+        {"onnx": path, "sha256": ..., "mb": size}.
+
+    Raises:
+        ValueError: no net's alignment layer (a ``Gemm`` named ``*aligned*`` after a ``Flatten``) is found.
+    """
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    from vision.chip_side import ALIGNED_ROWS
+
+    model = onnx.load(str(onnx_path))
+    g = model.graph
+    init = {t.name: t for t in g.initializer}
+    produced = {o: n for n in g.node for o in n.output}
+    heads = [n for n in g.node if n.op_type == "Gemm" and "aligned" in n.name]
+    if not heads:
+        raise ValueError(f"{onnx_path}: no alignment layer (Gemm named *aligned*) found")
+    features, new_nodes, new_inits, probs = [], [], [], []
+    for k, gemm in enumerate(heads):
+        flat = produced[gemm.input[0]]
+        sl = produced[flat.input[0]] if flat.op_type == "Flatten" else None
+        if sl is None or sl.op_type != "Slice":
+            raise ValueError(f"{onnx_path}: {gemm.name} does not read a slice of features through a Flatten")
+        feat = sl.input[0]  # (batch, channels, rows): the net's last feature block
+        w = _constant(gemm.input[1], init, produced).astype(np.float32)
+        b = _constant(gemm.input[2], init, produced).astype(np.float32).reshape(1)
+        channels = w.shape[1] // ALIGNED_ROWS
+        new_inits += [numpy_helper.from_array(w.reshape(1, channels, ALIGNED_ROWS), f"search{k}.weight"),
+                      numpy_helper.from_array(b, f"search{k}.bias")]
+        new_nodes += [helper.make_node("Conv", [feat, f"search{k}.weight", f"search{k}.bias"], [f"search{k}.logit"],
+                                       kernel_shape=[ALIGNED_ROWS], name=f"search{k}/Conv"),
+                      helper.make_node("Sigmoid", [f"search{k}.logit"], [f"search{k}.p"], name=f"search{k}/Sigmoid")]
+        probs.append(f"search{k}.p")
+        features.append(feat)
+    if len(probs) > 1:
+        new_nodes.append(helper.make_node("Sum", probs, ["search.sum"], name="search/Sum"))
+        new_inits.append(numpy_helper.from_array(np.array(1.0 / len(probs), np.float32), "search.share"))
+        new_nodes.append(helper.make_node("Mul", ["search.sum", "search.share"], ["search.mean"], name="search/Mul"))
+        last = "search.mean"
+    else:
+        last = probs[0]
+    new_inits.append(numpy_helper.from_array(np.array([1], np.int64), "search.axis"))
+    new_nodes.append(helper.make_node("Squeeze", [last, "search.axis"], ["aligned"], name="search/Squeeze"))
+    # keep only what the features need
+    needed, todo = set(), list(features)
+    while todo:
+        name = todo.pop()
+        node = produced.get(name)
+        if node is None or id(node) in needed:
+            continue
+        needed.add(id(node))
+        todo += list(node.input)
+    nodes = [n for n in g.node if id(n) in needed] + new_nodes
+    used = {i for n in nodes for i in n.input}
+    graph = helper.make_graph(nodes, "chip_side_search", list(g.input),
+                              [helper.make_tensor_value_info("aligned", onnx.TensorProto.FLOAT, ["batch", "offsets"])],
+                              [t for t in g.initializer if t.name in used] + new_inits)
+    search = helper.make_model(graph, opset_imports=model.opset_import, producer_name="pitwatch")
+    search.ir_version = model.ir_version
+    for p in model.metadata_props:
+        search.metadata_props.append(p)
+    entry = search.metadata_props.add()  # the runtime uses a search graph only beside the model it was made from
+    entry.key, entry.value = "source_sha256", sha256(Path(onnx_path))
+    onnx.checker.check_model(search)
+    out = Path(out)
+    onnx.save(search, str(out))
+    return {"onnx": str(out), "sha256": sha256(out), "mb": round(out.stat().st_size / 1e6, 3)}

@@ -253,3 +253,57 @@ def test_a_stack_let_in_under_2_px_per_chip_is_read_at_the_stricter_threshold_wh
     assert chip_geometry(cam, (500.0, 520.0))[0] < SURE_PX_PER_CHIP
     r = _reader_seeing(slots(5, 5, 25, p=0.9)).read(np.zeros((480, 640, 3), np.uint8), cam, (500.0, 520.0))
     assert r.value is None
+
+
+@pytest.mark.skipif(not DEFAULT_CHIP_SIDE.is_file(), reason="committed models/chip_side.onnx absent")
+def test_the_search_graph_gives_at_a_strips_bottom_the_alignment_the_model_gives():
+    from vision.chip_side import SEARCH_ROWS, ChipSideReader, search_graph_path
+    from vision.onnx_runtime import open_session
+
+    reader = ChipSideReader()
+    graph = open_session(search_graph_path(DEFAULT_CHIP_SIDE))
+    strips = np.random.default_rng(6).integers(0, 255, (8, SEARCH_ROWS + 14, ARC_POINTS, STRIP_CHANNELS), dtype=np.uint8)
+    _, bottom = reader.run(strips[:, :SEARCH_ROWS], search=True)
+    from vision.chip_side import strips_to_blob
+
+    every = graph.run(None, {graph.get_inputs()[0].name: strips_to_blob(strips)})[0]
+    assert every.shape == (8, SEARCH_ROWS + 14 - 15)
+    assert np.allclose(every[:, 0], bottom, atol=1e-5)
+
+
+@pytest.mark.skipif(not DEFAULT_CHIP_SIDE.is_file(), reason="committed models/chip_side.onnx absent")
+def test_the_committed_search_graph_was_made_from_the_committed_chip_side_model():
+    from vision.chip_side import ChipSideReader
+
+    assert ChipSideReader().search_graph is not None
+
+
+@pytest.mark.skipif(not DEFAULT_CHIP_SIDE.is_file(), reason="committed models/chip_side.onnx absent")
+def test_a_search_graph_made_from_another_model_is_not_used(tmp_path):
+    import shutil
+
+    from vision.chip_side import INT8_CHIP_SIDE, ChipSideReader, search_graph_path
+    from vision.onnx_runtime import ModelFileError
+
+    other = tmp_path / "chip_side.onnx"
+    shutil.copy(INT8_CHIP_SIDE, other)
+    shutil.copy(search_graph_path(DEFAULT_CHIP_SIDE), search_graph_path(other))
+    assert ChipSideReader(other).search_graph is None  # beside it, "auto": read a strip per base instead
+    with pytest.raises(ModelFileError, match="another chip-side model"):
+        ChipSideReader(other, search_graph=search_graph_path(other))
+
+
+@pytest.mark.skipif(not DEFAULT_CHIP_SIDE.is_file(), reason="committed models/chip_side.onnx absent")
+def test_each_tall_strips_first_base_is_aligned_as_its_own_strip_reads():
+    """The windowed search reads, at each chunk's first base, exactly what a strip cut there reads."""
+    from vision.chip_side import SEARCH_CHUNK, ChipSideReader, sight_step_mm
+
+    cam = _camera()
+    image = np.random.default_rng(7).integers(0, 255, (480, 640, 3), dtype=np.uint8)
+    front, step = sight_step_mm(cam, (500, 520))
+    bases = [np.array([500.0, 520.0]) + o * step * front for o in np.arange(-5, 5.01, 0.5)]
+    reader = ChipSideReader()
+    [windowed] = reader._windowed_alignment(image, cam, [bases])
+    _, [each] = reader._run_bases(image, cam, [bases], search=True, rows=reader.search_rows)
+    firsts = list(range(len(bases)))[::-1][::SEARCH_CHUNK]
+    assert np.allclose(windowed[firsts], each[firsts], atol=1e-5)

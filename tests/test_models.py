@@ -16,7 +16,7 @@ needs_train = pytest.mark.skipif(not HAVE_TRAIN, reason="torch/ultralytics/onnx 
 
 
 @pytest.mark.parametrize("name", ["stage1.onnx", "stage1_int8.onnx", "card_reader.onnx", "card_reader_int8.onnx",
-                                  "chip_side.onnx", "chip_side_int8.onnx"])
+                                  "chip_side.onnx", "chip_side_int8.onnx", "chip_side_search.onnx"])
 def test_committed_model_loads_with_onnxruntime(name):
     path = MODELS / name
     if not path.is_file():
@@ -36,7 +36,7 @@ def test_committed_models_match_the_model_card():
 
     text = card.read_text()
     for name in ("stage1.onnx", "stage1.pt", "stage1_int8.onnx", "card_reader.onnx", "card_reader_int8.onnx",
-                 "chip_side.onnx", "chip_side_int8.onnx"):
+                 "chip_side.onnx", "chip_side_int8.onnx", "chip_side_search.onnx"):
         if (MODELS / name).is_file():
             assert sha256(MODELS / name) in text, f"{name}: sha256 missing from MODEL_CARD.md"
 
@@ -218,6 +218,7 @@ def test_chip_side_smoke_training_exports_a_model_the_runtime_reads(tmp_path):
     reader = ChipSideReader(path)
     assert reader.denominations == [1, 5, 25, 100, 500, 1000]
     assert run.strips > 0 and 0.0 <= run.val_exact <= 1.0
+    assert reader.search_graph is not None  # its search graph exported beside it, made from it
 
 
 @needs_train
@@ -293,6 +294,13 @@ def test_the_mean_of_two_chip_side_nets_reads_as_the_mean_of_their_readings(tmp_
     p, a = mean.run(strips)
     assert mean.denominations == denominations
     assert np.allclose(p, (p0 + p1) / 2, atol=1e-5) and np.allclose(a, (a0 + a1) / 2, atol=1e-5)
+    # its search graph, beside it, gives the mean's alignment at a strip's bottom
+    from vision.chip_side import SEARCH_ROWS, strips_to_blob
+
+    g = mean.search_graph
+    short = [x[:SEARCH_ROWS] for x in strips]
+    _, a_short = mean.run(short, search=True)
+    assert np.allclose(g.run(None, {g.get_inputs()[0].name: strips_to_blob(short)})[0][:, 0], a_short, atol=1e-5)
 
 
 @needs_train

@@ -13,7 +13,9 @@ image of six channels, ``ROWS_PER_CHIP`` rows per chip thickness from just below
 The base is a guess (a betting spot's centre, or a box's), and a millimetre of error along the
 line of sight moves the strip by most of a chip at these tilts, so :class:`ChipSideReader` reads
 strips at bases moved along the line of sight (:data:`SEARCH_MM` either way) and
-keeps the one its model finds *aligned* (the strip's slot 0 on the bottom chip).  The model
+keeps the one its model finds *aligned* (the strip's slot 0 on the bottom chip). The bases are screened first
+in tall strips, several bases a strip, by the model's *search graph* (its alignment at every row offset:
+:func:`models.export.chip_side_search_graph`, ``models/chip_side_search.onnx``).  The model
 (``models/chip_side.onnx``, trained on rendered stacks) gives, per strip, that alignment
 probability and, for each chip slot bottom-up, the probability that it holds a chip of each
 denomination of the default chip set or nothing.  The count is the number of slots before the
@@ -219,6 +221,61 @@ def _open_chip_side(model, threads: int | None):
     return session, json.loads(session.get_modelmeta().custom_metadata_map.get("denominations", "[]")), rows_free
 
 
+SEARCH_CHUNK = 8
+"""Coarse bases of the search read per tall strip through the search graph (:meth:`ChipSideReader.
+_windowed_alignment`). A strip cut at the chunk's first base shows each next base two rows up only to within the
+perspective's drift, which grows along the strip (grey levels off per row: 0-2 at the fourth base, 5-14 at the
+sixteenth, up to 45 at the fiftieth); measured on fresh renders (`scripts/chip_search_compare.py`, model card,
+Speed, twenty-fifth session)."""
+
+
+SEARCH_SCREEN = 0.01
+"""Least alignment a coarse base must show in its tall strip to be read again in a strip of its own. In the tall
+strip the rows below a base are the image's, where its own strip has the model's zero padding, and the model reads
+some bases otherwise there: chosen on the tall strips alone, the best base and its ties gave 18-41 fewer right values
+of 1,700 fresh stacks (`scripts/chip_search_compare.py 300 8201 3`). Screened so and read again, the choice is made on
+each base's own strip, as before: 1,238 right and 62 wrong against 1,240 and 65 a strip per base (at 0.1: 1,218 and
+63; at 0.03: 1,228 and 64), and at the spot's centre (`... 300 8202 0`) 1,636 and 25 against 1,635 and 27."""
+
+
+def search_graph_path(model: str | Path) -> Path:
+    """Where the search graph of chip-side model ``model`` lies: ``<stem>_search.onnx`` beside it."""
+    model = Path(model)
+    return model.with_name(model.stem + "_search.onnx")
+
+
+def _open_search_graph(model: Path, search_graph: str | Path, threads: int | None):
+    """The onnxruntime session of ``model``'s search graph (:func:`models.export.chip_side_search_graph`), or None.
+
+    ``search_graph`` ``"auto"``: :func:`search_graph_path`, where it exists and was made from this very file (its
+    ``source_sha256`` metadata), None otherwise (the search then reads every coarse base's strip through the
+    model, as before). A path: that graph, which must have been made from ``model``.
+
+    Raises:
+        ModelFileError: a search graph named by path is missing, corrupt, or made from another model.
+    """
+    import hashlib
+
+    from vision.onnx_runtime import ModelFileError, open_session
+
+    auto = search_graph == "auto"
+    path = search_graph_path(model) if auto else Path(search_graph)
+    if auto and not path.is_file():
+        return None
+    try:
+        session = open_session(path, threads=threads)
+    except ModelFileError:
+        if auto:
+            return None
+        raise
+    source = session.get_modelmeta().custom_metadata_map.get("source_sha256")
+    if source != hashlib.sha256(model.read_bytes()).hexdigest():
+        if auto:
+            return None
+        raise ModelFileError(f"{path}: a search graph made from another chip-side model than {model}")
+    return session
+
+
 class ChipSideReader:
     """Counts and values chip stacks from :func:`stack_strips` with the committed ONNX model.
 
@@ -230,6 +287,11 @@ class ChipSideReader:
         search_model: a second chip-side model (e.g. :data:`INT8_CHIP_SIDE`) that reads the coarse bases of the
             search for the bottom chip; the readings, and the bases either side of the best, are the first model's.
             None: one model for both.
+        search_graph: the model's search graph (:func:`models.export.chip_side_search_graph`), which reads the
+            coarse bases' alignment :data:`SEARCH_CHUNK` bases per tall strip, about three times as fast as a strip
+            each: ``"auto"`` (the one beside the model, :func:`search_graph_path`, if made from it), a path, or
+            None (a strip each). Not used with ``search_model``.
+        search_chunk: coarse bases per tall strip (1: a strip each).
 
     Raises:
         ModelFileError: a model is missing, corrupt, or of an older strip layout, or the two read other
@@ -243,10 +305,19 @@ class ChipSideReader:
 
     search_rows: int = STRIP_ROWS
     """Rows of the coarse search's strips: :data:`SEARCH_ROWS` where the search model's row count is free."""
+    search_graph = None
+    """onnxruntime session of the search graph, or None (a strip per coarse base)."""
+    screen: float = SEARCH_SCREEN
+    """:data:`SEARCH_SCREEN` (an attribute, so that a comparison can try others)."""
 
     def __init__(self, model: str | Path = DEFAULT_CHIP_SIDE, threads: int | None = None,
-                 threshold: float = 0.85, search_model: str | Path | None = None) -> None:
+                 threshold: float = 0.85, search_model: str | Path | None = None,
+                 search_graph: str | Path | None = "auto", search_chunk: int = SEARCH_CHUNK) -> None:
         self.session, self.denominations, rows_free = _open_chip_side(model, threads)
+        self.search_chunk = max(1, int(search_chunk))
+        self.search_graph = None
+        if search_model is None and search_graph is not None and self.search_chunk > 1:
+            self.search_graph = _open_search_graph(Path(model), search_graph, threads)
         self.search_session = self.session
         if search_model is not None:
             from vision.onnx_runtime import ModelFileError
@@ -281,8 +352,9 @@ class ChipSideReader:
         For each stack, strips are cut at the base moved along the line of sight, :data:`SEARCH_MM` either
         way (at least :data:`SEARCH_MIN_CHIPS` chips) in steps of :data:`SEARCH_STEP_CHIPS`, and half a step
         either side of the best; the one the model finds best aligned is read, if it is aligned at all.  The
-        coarse bases are read for their alignment only, on their bottom :attr:`search_rows` rows; where the
-        best base cannot count, the coarse bases tied with it are read whole.
+        coarse bases are read for their alignment only, on their bottom :attr:`search_rows` rows; with a search
+        graph, :data:`SEARCH_CHUNK` bases per tall strip first, and only those aligned :data:`SEARCH_SCREEN` or
+        more there a strip each. Where the best base cannot count, the coarse bases tied with it are read whole.
 
         Returns:
             One :class:`vision.chips.StackReading` per base, in order.
@@ -299,7 +371,19 @@ class ChipSideReader:
             offsets = np.arange(-reach, reach + 1e-9, SEARCH_STEP_CHIPS)
             coarse.append([b + o * step * front for o in offsets])
             sight.append(0.5 * SEARCH_STEP_CHIPS * step * front)  # half a step along the line of sight, mm
-        _, a_coarse = self._run_bases(image, camera, coarse, search=True, rows=self.search_rows)
+        if self.search_graph is not None:
+            a_coarse = self._windowed_alignment(image, camera, coarse)
+            # the tall strips screen the bases; those that may be aligned are read again a strip each, so the best
+            # base and the ties are chosen on what the model reads of each base's own strip, as before
+            again = [np.flatnonzero(a >= self.screen) for a in a_coarse]
+            if any(len(k) for k in again):
+                _, exact = self._run_bases(image, camera, [[bases[i] for i in k] for bases, k in zip(coarse, again)],
+                                           search=True, rows=self.search_rows)
+                for a, k, e in zip(a_coarse, again, exact):
+                    a[:] = np.minimum(a, self.screen * 0.999)
+                    a[k] = e
+        else:
+            _, a_coarse = self._run_bases(image, camera, coarse, search=True, rows=self.search_rows)
         fine, refined = [], [int(np.argmax(ai)) for ai in a_coarse]
         for bases, k, half in zip(coarse, refined, sight):
             fine.append([bases[k], bases[k] + half, bases[k] - half])
@@ -331,6 +415,30 @@ class ChipSideReader:
                     pi, ai = np.concatenate([pi, pc[:int(near.sum())]]), np.concatenate([ai, ac[near]])
                 reading = _tied_reading(pi, ai, best, self.denominations, threshold, ppc) or reading
             out.append(reading)
+        return out
+
+    def _windowed_alignment(self, image, camera, groups: list[list[np.ndarray]]) -> list[np.ndarray]:
+        """Per group of coarse bases (in search order, along the line of sight away from the camera's side last):
+        their alignment (K,), read :attr:`search_chunk` bases per tall strip by the search graph
+        (:func:`models.export.chip_side_search_graph`). Each next base of a chunk lies half a chip further from
+        the camera, where the strip of the chunk's first (nearest the camera) shows it two rows up."""
+        shift = int(round(SEARCH_STEP_CHIPS * ROWS_PER_CHIP))
+        rows = SEARCH_ROWS + shift * (self.search_chunk - 1)
+        starts, where = [], []
+        for g, bases in enumerate(groups):
+            order = list(range(len(bases)))[::-1]  # nearest the camera first
+            for a in range(0, len(order), self.search_chunk):
+                chunk = order[a:a + self.search_chunk]
+                starts.append(bases[chunk[0]])
+                where.append((g, chunk))
+        out = [np.zeros(len(bases), np.float32) for bases in groups]
+        if not starts:
+            return out
+        strips = strips_at(image, camera, starts, rows)
+        name = self.search_graph.get_inputs()[0].name
+        aligned = self.search_graph.run(None, {name: strips_to_blob(strips)})[0]
+        for row, (g, chunk) in zip(aligned, where):
+            out[g][chunk] = row[[shift * j for j in range(len(chunk))]]
         return out
 
     def _run_bases(self, image, camera, groups: list[list[np.ndarray]], search: bool = False,
