@@ -154,6 +154,34 @@ def test_bonus_blackjack_paid_after_the_round_at_the_posted_payout_2_20_f():
     assert ("bonus_underpaid", 3, 15, 12) in t.alerts
 
 
+def _blackjack_with_a_bonus(main, bonus):
+    """Seat 3's blackjack (AH KC) against the dealer's 7S, 9D, 5C, with ``main`` and ``bonus`` wagered."""
+    first, hole = standard_deal(["AH", "KC"], "7S")
+    return (Table().chips_to("seat3.main", main).chips_to("seat3.bonus", bonus).deal(*first).deal(*hole)
+            .card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D").card("dealer.cards", "5C"))
+
+
+def test_a_bonus_payout_placed_after_the_players_winnings_were_taken_is_the_bonuss_2_20_f():
+    """Seed 7013 at 1080p: the main wager's $75 blackjack payout taken up with the wager, then the bonus's $75
+    placed beside the spot 5 s later. It pays the bonus, though no larger than what the payout zone showed before:
+    no bonus_underpaid."""
+    t = _blackjack_with_a_bonus(50, 5).chips_to("seat3.payout", 75)  # main: blackjack 3 to 2
+    t.at_once(1.0, ("seat3.payout", 0), ("seat3.main", 0)).wait(4.0)  # the player takes wager and winnings
+    t.chips_to("seat3.payout", 75)                                     # bonus: 15 to 1
+    assert t.engine.rounds[0].seats[3].observed_payout.get("bonus") == 75
+    assert not [a for a in t.alerts if a[0].startswith("bonus_")]
+
+
+def test_a_payout_hidden_a_moment_by_the_dealers_hand_is_not_counted_again_2_20_f():
+    """The main wager's $15 payout hidden for a second and seen again is the same stack; the bonus's $15 placed on
+    it makes $30 there: the bonus paid $15, as posted."""
+    t = _blackjack_with_a_bonus(10, 1).chips_to("seat3.payout", 15)
+    t.at_once(0.7, ("seat3.payout", 0)).at_once(1.0, ("seat3.payout", 15)).wait(0.5)
+    t.chips_to("seat3.payout", 30)
+    assert t.engine.rounds[0].seats[3].observed_payout.get("bonus") == 15
+    assert not [a for a in t.alerts if a[0].startswith("bonus_")]
+
+
 def test_the_round_records_first_two_cards_up_card_and_wagers():
     first, hole = standard_deal(["KH", "7C"], "KS")
     t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).deal(*hole)

@@ -63,6 +63,12 @@ REREAD_MM = 15.0
 """A face card seen where another reading of a card just left, this close (card centres, mm), is that card read anew."""
 REAPPEAR_S = 3.0
 """A card gone from a zone and back within this long, in the same place, was hidden, not taken."""
+PAYOUT_TAKEN_S = 2.0
+"""A seat's payout zone empty this long was emptied by the player taking the chips paid, not by a hand over them:
+a stack placed there next is a new payout, counted whole (seed 7013 at 1080p: the main wager's $75 blackjack payout
+taken with the wager, then the bonus's $75 placed 5 s later, which, no larger than the most the zone had shown,
+was not counted, and the paid bonus was reported never paid). The dealer's hand over a payout while paying hides it
+for about a second (the tracker holds a stack 0.6 s)."""
 HIDDEN_WAGER_S = 3.0
 """A wager stack gone this shortly before the first card was under the dealer's hand dealing it: it stands as the
 seat's wager until seen again (the same stack: no change), or, not seen again this long after the first card and
@@ -203,6 +209,7 @@ class SeatRecord:
     paid_unvalued: set[str] = field(default_factory=set)  # wagers paid with a stack that could not be valued
     unvalued_payout: str | None = None    # the wager the payout stack now standing unvalued was taken to pay
     payout_high: Fraction = Fraction(0)   # most the payout zone has shown: a hidden stack seen again is not paid twice
+    payout_empty_since: float | None = None  # when the payout zone last emptied (s): long empty, its chips were taken
 
     @property
     def first_two(self) -> list[str]:
@@ -787,6 +794,12 @@ class RoundEngine:
     def _payout_placed(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, before: float | None) -> list[Event]:
         if ch.after == 0:
             s.unvalued_payout = None
+            if s.payout_empty_since is None:
+                s.payout_empty_since = ch.t_s
+            return []
+        if s.payout_empty_since is not None and ch.t_s - s.payout_empty_since >= PAYOUT_TAKEN_S:
+            s.payout_high = Fraction(0)  # the chips paid before were taken: this stack is all new
+        s.payout_empty_since = None
         if ch.after is None:
             # a stack seen but not valued: placed alone, or beside one already counted (touching, the two are
             # read as one stack that cannot be counted): the next wager is paid, by an unknown amount
