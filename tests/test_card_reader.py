@@ -506,3 +506,22 @@ def test_without_a_calibration_an_unsure_box_as_large_inside_a_sure_one_is_still
     tied[CARD_LABELS.index("3D")], tied[CARD_LABELS.index("AD")] = 0.249, 0.246
     d = corners([[1461, 1380, 1521, 1461], [1482, 1364, 1540, 1449]], [one_hot("AD", 0.9), tied], zone=None)
     assert [c.label for c in group_cards(d)] == ["AD"]
+
+
+def test_two_corners_a_diagonal_apart_whose_readings_overlap_are_one_card_though_one_reads_another_suit():
+    """Seed 7109 at 4K: a KD's top corner read KD at 0.98, its other corner (the next card's ink beside it) KH 0.54 /
+    KD 0.37. The surer gives KH only 0.01, under the least agreement; but the two readings overlap (Bhattacharyya
+    0.7): one card, read KD, not a KD and a KH dealt to the seat."""
+    top, other = one_hot("KD", 0.984), np.full(52, 0.092 / 50, np.float32)
+    top[CARD_LABELS.index("KH")] = 0.013
+    other[CARD_LABELS.index("KH")], other[CARD_LABELS.index("KD")] = 0.536, 0.372
+    d = corners([[850, 820, 915, 873], [811, 1008, 881, 1067]], [top, other], zone="seat5.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[616.2, 429.7], [618.9, 511.1]]))
+    assert [c.label for c in cards] == ["KD"]
+
+
+def test_two_cards_read_surely_a_diagonal_apart_stay_two_cards():
+    d = corners([[850, 820, 915, 873], [811, 1008, 881, 1067]], [one_hot("KD", 0.98), one_hot("KH", 0.9)],
+                zone="seat5.cards")
+    cards = group_cards(d, positions_mm=at_mm(d, [[616.2, 429.7], [618.9, 511.1]]))
+    assert sorted(c.label for c in cards) == ["KD", "KH"]
