@@ -411,7 +411,9 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     votes = [_vote(P, weight, [i for c in g for i in clusters[c]]) for g in groups]
 
     # 9. a lone index under a corner of a card whose two corners show, reading that very card unsurely, is that
-    # corner boxed again: it joins the card and has no say in what it reads
+    # corner boxed again: it joins the card and has no say in what it reads; one reading that card's rank in another
+    # suit is remembered for step 8
+    mixed_ink: set[int] = set()  # id() of the lone groups step 8 makes unreadable
     for gi, g in enumerate(groups):
         k = int(votes[gi].argmax())
         if len(g) != 1 or votes[gi][k] >= MIXED_INK_CONF:
@@ -423,6 +425,8 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
             groups[h].append(g[0])
             weight[clusters[g[0]]] = 0.0
             g.clear()
+        elif h is not None:
+            mixed_ink.add(id(g))
     keep = [gi for gi, g in enumerate(groups) if g]
     groups, votes = [groups[gi] for gi in keep], [votes[gi] for gi in keep]
 
@@ -441,8 +445,7 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
         label = CARD_LABELS[k] if p[k] >= threshold else UNREADABLE
         box = dets.xyxy[members]
         box = np.concatenate([box[:, :2].min(0), box[:, 2:].max(0)]).astype(np.float32)
-        if len(g) == 1 and label != UNREADABLE and p[k] < MIXED_INK_CONF and \
-                _under_a_corner(k, box, gi, groups, votes, clusters, boxes, threshold) is not None:
+        if label != UNREADABLE and id(g) in mixed_ink:
             label = UNREADABLE  # 8. another card's corner read into this index (step 9 took those reading that card)
         cards.append(PhysicalCard(label=label, score=float(p[k]), box=box, zone=zone_of[g[0]],
                                   members=tuple(members)))
