@@ -303,7 +303,8 @@ def test_each_tall_strips_first_base_is_aligned_as_its_own_strip_reads():
     front, step = sight_step_mm(cam, (500, 520))
     bases = [np.array([500.0, 520.0]) + o * step * front for o in np.arange(-5, 5.01, 0.5)]
     reader = ChipSideReader()
-    [windowed] = reader._windowed_alignment(image, cam, [bases])
+    [windowed], [own] = reader._windowed_alignment(image, cam, [bases])
     _, [each] = reader._run_bases(image, cam, [bases], search=True, rows=reader.search_rows)
     firsts = list(range(len(bases)))[::-1][::SEARCH_CHUNK]
+    assert np.flatnonzero(own).tolist() == sorted(firsts)
     assert np.allclose(windowed[firsts], each[firsts], atol=1e-5)

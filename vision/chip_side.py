@@ -372,15 +372,16 @@ class ChipSideReader:
             coarse.append([b + o * step * front for o in offsets])
             sight.append(0.5 * SEARCH_STEP_CHIPS * step * front)  # half a step along the line of sight, mm
         if self.search_graph is not None:
-            a_coarse = self._windowed_alignment(image, camera, coarse)
+            a_coarse, own = self._windowed_alignment(image, camera, coarse)
             # the tall strips screen the bases; those that may be aligned are read again a strip each, so the best
-            # base and the ties are chosen on what the model reads of each base's own strip, as before
-            again = [np.flatnonzero(a >= self.screen) for a in a_coarse]
+            # base and the ties are chosen on what the model reads of each base's own strip, as before (a chunk's
+            # first base was read so already: its window is its own strip's bottom)
+            again = [np.flatnonzero((a >= self.screen) & ~o) for a, o in zip(a_coarse, own)]
             if any(len(k) for k in again):
                 _, exact = self._run_bases(image, camera, [[bases[i] for i in k] for bases, k in zip(coarse, again)],
                                            search=True, rows=self.search_rows)
-                for a, k, e in zip(a_coarse, again, exact):
-                    a[:] = np.minimum(a, self.screen * 0.999)
+                for a, o, k, e in zip(a_coarse, own, again, exact):
+                    a[~o] = np.minimum(a[~o], self.screen * 0.999)
                     a[k] = e
         else:
             _, a_coarse = self._run_bases(image, camera, coarse, search=True, rows=self.search_rows)
@@ -417,11 +418,13 @@ class ChipSideReader:
             out.append(reading)
         return out
 
-    def _windowed_alignment(self, image, camera, groups: list[list[np.ndarray]]) -> list[np.ndarray]:
+    def _windowed_alignment(self, image, camera,
+                            groups: list[list[np.ndarray]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Per group of coarse bases (in search order, along the line of sight away from the camera's side last):
-        their alignment (K,), read :attr:`search_chunk` bases per tall strip by the search graph
-        (:func:`models.export.chip_side_search_graph`). Each next base of a chunk lies half a chip further from
-        the camera, where the strip of the chunk's first (nearest the camera) shows it two rows up."""
+        their alignment (K,) float32, read :attr:`search_chunk` bases per tall strip by the search graph
+        (:func:`models.export.chip_side_search_graph`), and (K,) bool: the chunks' first bases, whose alignment is
+        their own strip's (its window is that strip's bottom rows). Each next base of a chunk lies half a chip
+        further from the camera, where the strip of the chunk's first (nearest the camera) shows it two rows up."""
         shift = int(round(SEARCH_STEP_CHIPS * ROWS_PER_CHIP))
         rows = SEARCH_ROWS + shift * (self.search_chunk - 1)
         starts, where = [], []
@@ -432,14 +435,16 @@ class ChipSideReader:
                 starts.append(bases[chunk[0]])
                 where.append((g, chunk))
         out = [np.zeros(len(bases), np.float32) for bases in groups]
+        own = [np.zeros(len(bases), bool) for bases in groups]
         if not starts:
-            return out
+            return out, own
         strips = strips_at(image, camera, starts, rows)
         name = self.search_graph.get_inputs()[0].name
         aligned = self.search_graph.run(None, {name: strips_to_blob(strips)})[0]
         for row, (g, chunk) in zip(aligned, where):
             out[g][chunk] = row[[shift * j for j in range(len(chunk))]]
-        return out
+            own[g][chunk[0]] = True
+        return out, own
 
     def _run_bases(self, image, camera, groups: list[list[np.ndarray]], search: bool = False,
                    rows: int = STRIP_ROWS) -> tuple[list, list]:
