@@ -57,6 +57,9 @@ def register(app: typer.Typer) -> None:
         crowd: float = typer.Option(0.0, "--crowd", min=0.0, max=0.9,
                                     help="Share of training crops with the next card of a fanned hand beside the "
                                          "index (its own index in the crop)."),
+        covered: float = typer.Option(0.0, "--covered", min=0.0, max=0.5,
+                                      help="Share of training crops whose index the next card laid over it mostly "
+                                           "hides, trained towards 'unreadable'."),
         real: Path | None = typer.Option(None, "--real", exists=True, file_okay=False,
                                          help="The real-cards-zk7wu folder: its fine-tune photos (the earlier shots, "
                                               "vision.evaluate.ZK7WU_FINE_TUNE_BEFORE) join the training crops."),
@@ -71,7 +74,7 @@ def register(app: typer.Typer) -> None:
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
                                  init=init, lr=lr, turn=turn, grey=grey, cast=cast, width=width, not_index=not_index,
-                                 crowd=crowd, real=real, real_share=real_share, device=device, workers=workers,
+                                 crowd=crowd, covered=covered, real=real, real_share=real_share, device=device, workers=workers,
                                  log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc,
                           "not_index_accepted": run.not_index_accepted}))

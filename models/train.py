@@ -110,6 +110,10 @@ class IndexCropSource:
             index) beside this index, up to 40 % of this index's width covered (:meth:`_crowd`). The reader
             otherwise never sees two indices in one crop, and read large-index decks dealt close (16 mm apart) by
             their neighbour: per index 9 % wrong on rendered frames against 1.5 % for standard indices.
+        covered: fraction of crops where the next card lies over this index and hides most of it (:meth:`_cover`):
+            only its top 10-45 % (the card laid over it from below) or its left 10-40 % (from the side) shows.
+            Such a crop's class is -1, trained towards "unreadable": on rendered round videos the top of an
+            8C's index peeking above the KH laid over it was read QS at 0.96 by a reader that had never seen one.
     """
 
     HARD = ("Q", "9", "7", "6", "4", "8", "3", "5", "A")
@@ -118,7 +122,7 @@ class IndexCropSource:
     """Corner windows are rendered once per (design, card, corner) at this index height and shrunk per sample."""
 
     def __init__(self, designs: list[str], seed: int, hard: float = 0.3, turn: str = "any", grey: float = 0.15,
-                 cast: float = 0.0, crowd: float = 0.0) -> None:
+                 cast: float = 0.0, crowd: float = 0.0, covered: float = 0.0) -> None:
         if turn not in ("any", "upright"):
             raise ValueError(f"turn must be 'any' or 'upright', not {turn!r}")
         self.decks = [load_design(n) for n in designs]
@@ -127,6 +131,7 @@ class IndexCropSource:
         self.turn = turn
         self.grey, self.cast = grey, cast
         self.crowd = crowd
+        self.covered = covered
         self._corners: dict[tuple[int, str, int], tuple] = {}
 
     def _corner(self, d: int, label: str, corner: int) -> tuple:
@@ -152,7 +157,7 @@ class IndexCropSource:
         return self._corners[key]
 
     def sample(self) -> tuple[np.ndarray, int]:
-        """One ((40, 40, 3) uint8 BGR crop, class index into CARD_LABELS)."""
+        """One ((40, 40, 3) uint8 BGR crop, class index into CARD_LABELS, or -1 for an index mostly covered)."""
         from rules.cards import CARD_LABELS, SUITS
         from vision.card_reader import square_crop
 
@@ -182,6 +187,10 @@ class IndexCropSource:
         # the next card of a fanned hand on this one (drawn only when asked, so older seeds crop what they did)
         if self.crowd and corner == 0 and rng.random() < self.crowd:
             self._crowd(rng, bg, d, bx, (u0, v0), ppm)
+        hidden = bool(self.covered) and rng.random() < self.covered
+        seen = bx  # what of the index shows, card mm: stage 1 boxes that, not the index under the card over it
+        if hidden:
+            seen = self._cover(rng, bg, d, bx, (u0, v0), ppm)
         # a neighbouring card or a hand sometimes covers part of the corner (not the index centre)
         if rng.random() < 0.25:
             _occlude(rng, bg, (x1, y1, x2, y2))
@@ -193,7 +202,8 @@ class IndexCropSource:
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
         R = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
         img = cv2.warpAffine(bg, R, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-        corners = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64) @ R.T
+        sx1, sy1, sx2, sy2 = (seen[0] - u0) * ppm, (seen[1] - v0) * ppm, (seen[2] - u0) * ppm, (seen[3] - v0) * ppm
+        corners = np.array([[sx1, sy1, 1], [sx2, sy1, 1], [sx2, sy2, 1], [sx1, sy2, 1]], np.float64) @ R.T
         square = _stage1_square(rng, corners)
         # perspective squash (tilted camera)
         if rng.random() < 0.4:
@@ -206,7 +216,43 @@ class IndexCropSource:
             # a strong colour cast (warm lamps, white balance): black pips turn brown or red-tinged
             img = np.clip(img.astype(np.float32) * rng.uniform(0.55, 1.35, 3), 0, 255).astype(np.uint8)
         img = _degrade(rng, img, index_h)
-        return square_crop(img, square), CARD_LABELS.index(label)
+        return square_crop(img, square), -1 if hidden else CARD_LABELS.index(label)
+
+    def _cover(self, rng, bg: np.ndarray, d: int, bx, origin, ppm: float) -> tuple[float, float, float, float]:
+        """Lay another whole card of the deck over ``bg`` (this card's corner window, ``origin`` its top-left in
+        card mm, ``ppm`` px per mm) so that it hides most of this index (``bx``, card mm): from below, its top
+        edge 10-45 % of the index's height under the index's top and its own index well left of this one; or
+        from the side, its left edge 10-40 % of the index's width right of the index's left and its own index
+        well above.  Its own index lies so mostly outside the crop: the crop is of a covered index, not of the
+        card over it.  Returns the part of the index left showing, (u0, v0, u1, v1) card mm: what stage 1 boxes
+        (seed 7000 at 1080p: the top of an 8C's index above the KH, boxed 20 x 17 px)."""
+        from rules.cards import CARD_LABELS
+
+        other = CARD_LABELS[int(rng.integers(52))]
+        iw, ih = bx[2] - bx[0], bx[3] - bx[1]
+        if rng.random() < 0.5:
+            du = float(rng.uniform(bx[0] - 3.5 * iw, bx[0] - 1.6 * iw))
+            dv = float(rng.uniform(bx[1] + 0.1 * ih, bx[1] + 0.45 * ih))
+            pivot = ((bx[0] + bx[2]) / 2, dv)  # where its top edge crosses this index
+            seen = (bx[0], bx[1], bx[2], dv)
+        else:
+            du = float(rng.uniform(bx[0] + 0.1 * iw, bx[0] + 0.4 * iw))
+            dv = float(rng.uniform(bx[1] - 2.5 * ih, bx[1] - 1.4 * ih))
+            pivot = (du, (bx[1] + bx[3]) / 2)  # where its left edge crosses this index
+            seen = (bx[0], bx[1], du, bx[3])
+        face = self.decks[d].face(other, ppm)  # the whole card: a corner window would end above this index
+        fppm = face.shape[1] / 63.5
+        place = np.array([[ppm / fppm, 0, (du - origin[0]) * ppm], [0, ppm / fppm, (dv - origin[1]) * ppm], [0, 0, 1]])
+        # turned a few degrees about the edge's crossing, so the share of the index it hides stays as drawn
+        turn = cv2.getRotationMatrix2D(((pivot[0] - origin[0]) * ppm, (pivot[1] - origin[1]) * ppm),
+                                       float(rng.normal(0, 5)), 1.0)
+        M = turn @ place
+        H, W = bg.shape[:2]
+        warped = cv2.warpAffine(face, M, (W, H), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+                                borderValue=(0, 0, 0, 0))
+        a = warped[..., 3:4].astype(np.float32) / 255
+        bg[:] = (warped[..., :3].astype(np.float32) * a + bg.astype(np.float32) * (1 - a)).astype(np.uint8)
+        return seen
 
     def _crowd(self, rng, bg: np.ndarray, d: int, bx, origin, ppm: float) -> None:
         """Paste the top-left corner of another card of the same deck over ``bg`` (this card's corner window,
@@ -215,11 +261,18 @@ class IndexCropSource:
         top, turned a little."""
         from rules.cards import CARD_LABELS
 
-        other = CARD_LABELS[int(rng.integers(52))]
-        patch, _, (cu0, cv0, cu1, cv1), _ = self._corner(d, other, 0)
+        other = CARD_LABELS[int(rng.integers(52))]  # drawn first, as before, so a seed crops what it did
         iw, ih = bx[2] - bx[0], bx[3] - bx[1]
         du = float(rng.uniform(bx[0] + 0.6 * iw, bx[2] + 1.5 * iw))  # the other card's left edge, card mm
         dv = float(rng.uniform(bx[1] - 0.5 * ih, bx[1] + 1.0 * ih))  # its top edge
+        self._paste_corner(rng, bg, d, other, du, dv, origin, ppm)
+
+    def _paste_corner(self, rng, bg: np.ndarray, d: int, other: str, du: float, dv: float, origin,
+                      ppm: float) -> None:
+        """Paste card ``other``'s top-left corner window over ``bg`` (this card's corner window, ``origin`` its
+        top-left in card mm, ``ppm`` px per mm), the other card's corner at (``du``, ``dv``) card mm of this
+        one, turned a few degrees about that corner."""
+        patch, _, (cu0, cv0, cu1, cv1), _ = self._corner(d, other, 0)
         pw, ph = max(1, int(round((cu1 - cu0) * ppm))), max(1, int(round((cv1 - cv0) * ppm)))
         src = cv2.resize(patch, (pw, ph), interpolation=cv2.INTER_AREA)
         # where the other card's corner window lands in this window, px, turned a few degrees about its corner
@@ -651,7 +704,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
                  turn: str = "any", grey: float = 0.15, cast: float = 0.0,
                  width: float = 1.0, not_index: float = 0.0, not_index_weight: float = 0.5,
                  crowd: float = 0.0, real: Path | None = None, real_share: float = 0.0,
-                 device: str = "cpu", workers: int = 1) -> tuple[Path, ReaderRun]:
+                 device: str = "cpu", workers: int = 1, covered: float = 0.0) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -672,6 +725,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             uniform distribution with weight ``not_index_weight`` (outlier exposure); 0 for none.
         crowd: share of training crops with the next card of a fanned hand beside the index
             (:class:`IndexCropSource`).
+        covered: share of training crops whose index the next card mostly hides, trained towards the uniform
+            distribution with weight ``not_index_weight`` as the crops with no index (:class:`IndexCropSource`).
         real: the `real-cards-zk7wu` folder; its fine-tune photos (:func:`vision.evaluate.zk7wu_fine_tune`) give
             a ``real_share`` of the bank (:class:`models.real_indices.RealIndexSource`, turned upright by the
             reader ``init`` names, or the committed one).
@@ -695,7 +750,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     log(f"stage 2: designs {train_names}, held out {held_out!r}")
     t0 = time.time()
     turns, combine = READ_AT[turn]
-    src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast, crowd=crowd)
+    src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast, crowd=crowd, covered=covered)
     neg_src = NotAnIndexSource(train_names, seed + 3) if not_index > 0 else None
     real_src = None
     if real is not None and real_share > 0:
@@ -707,7 +762,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         log(f"real crops: {len(real_src)} indices in {len(real_src.photos)} fine-tune photos of {real}")
 
     renderer = _ChunkRenderer(workers, dict(designs=train_names, seed=seed, turn=turn, grey=grey, cast=cast,
-                                            crowd=crowd), train_names if neg_src is not None else None) \
+                                            crowd=crowd, covered=covered), train_names if neg_src is not None else None) \
         if workers > 1 else None
 
     def draw(n: int) -> tuple[np.ndarray, np.ndarray]:

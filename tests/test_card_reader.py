@@ -293,6 +293,56 @@ def test_the_committed_reader_reads_at_the_turns_it_was_calibrated_for():
     assert reader.turns == (0, 90, 180, 270) and reader.combine == "mean"
 
 
+class TurnedLogits:
+    """A stand-in reader session: a crop's logits depend on its turn (its first pixel row's brightness) and on
+    whether it is ``bright`` (sure of 7H at 0 and 180 degrees) or dark (unsure there); records each batch's size."""
+
+    def __init__(self):
+        self.batches = []
+
+    def run(self, _, feeds):
+        blob = next(iter(feeds.values()))  # (B, 3, H, W) float32 in 0-1
+        self.batches.append(len(blob))
+        out = np.zeros((len(blob), 52), np.float32)
+        for i, crop in enumerate(blob):
+            bright = crop.mean() > 0.5
+            upright_row = crop[0, 0].mean() > crop[0, -1].mean()  # the marked row on top: turned 0 (or 180: bottom)
+            out[i, CARD_LABELS.index("7H")] = 12.0 if bright else 0.2
+            out[i, CARD_LABELS.index("7D")] = 0.0 if bright or upright_row else 0.3
+        return [out]
+
+
+def turned_crop(bright: bool) -> np.ndarray:
+    crop = np.full((CROP_SIZE, CROP_SIZE, 3), 200 if bright else 40, np.uint8)
+    crop[0] = 255  # marks the crop's top row, so a quarter turn reads differently from an upright one
+    return crop
+
+
+@needs_reader
+def test_a_crop_sure_upright_and_upside_down_is_not_read_at_the_quarter_turns():
+    reader = CardReader(DEFAULT_READER)
+    reader.session = fake = TurnedLogits()
+    p = reader.probabilities([turned_crop(True), turned_crop(True)])
+    assert fake.batches == [4]  # two crops at two turns, no second batch
+    assert CARD_LABELS[int(p[0].argmax())] == "7H" and p[0].max() >= 0.99
+
+
+@needs_reader
+def test_a_crop_unsure_at_first_is_read_at_all_four_turns_and_averaged_as_before():
+    early, every = CardReader(DEFAULT_READER), CardReader(DEFAULT_READER, early_sure=None)
+    early.session, every.session = TurnedLogits(), TurnedLogits()
+    crops = [turned_crop(True), turned_crop(False), turned_crop(False)]
+    p_early, p_every = early.probabilities(crops), every.probabilities(crops)
+    assert early.session.batches == [6, 4] and every.session.batches == [12]  # only the two unsure crops again
+    np.testing.assert_array_equal(p_early[1:], p_every[1:])
+    assert p_early[0].argmax() == p_every[0].argmax()
+
+
+@needs_reader
+def test_a_reader_read_at_one_turn_has_no_early_exit():
+    assert CardReader(DEFAULT_READER, turns=(0,), combine="best").early_sure is None
+
+
 def test_two_corners_that_read_the_same_card_pair_a_little_closer_than_the_usual_band():
     # a card turned towards a seat at the end of the arc: its two indices 74 mm apart on the layout
     d = corners([[0, 0, 10, 20], [40, 60, 50, 80]], [one_hot("9C"), one_hot("9C")], zone="seat6.cards")

@@ -463,6 +463,34 @@ def test_reader_training_crops_can_show_the_next_card_of_a_fanned_hand():
     assert window.any() and not window[rows, :keep_x].any()
 
 
+def test_a_crowded_crop_of_a_seed_is_cut_as_before_the_covered_option():
+    """The crowd's other card is drawn from the seed first, as before `--covered` was added."""
+    from models.train import IndexCropSource
+
+    designs = ["proc-roboto-large", "proc-duplex-std"]
+    crowded = IndexCropSource(designs, 4, crowd=1.0).sample()
+    again = IndexCropSource(designs, 4, crowd=1.0, covered=0.0).sample()
+    assert (crowded[0] == again[0]).all() and crowded[1] == again[1]
+
+
+def test_reader_training_crops_can_show_an_index_mostly_hidden_under_the_next_card():
+    """`--covered`: the card laid over the index hides all but a sliver of it; the crop is trained as no card."""
+    from models.train import IndexCropSource
+
+    designs = ["proc-roboto-large", "proc-duplex-std"]
+    src = IndexCropSource(designs, 4, covered=1.0)
+    crops = [src.sample() for _ in range(6)]
+    assert all(c.shape == (40, 40, 3) and k == -1 for c, k in crops)
+    _, (u0, v0, u1, v1), _, bx = src._corner(0, "AH", 0)
+    ppm = 4.0
+    window = np.zeros((int((v1 - v0) * ppm), int((u1 - u0) * ppm), 3), np.uint8)
+    for seed in range(8):
+        window[:] = 0
+        src._cover(np.random.default_rng(seed), window, 0, bx, (u0, v0), ppm)
+        index = window[int((bx[1] - v0) * ppm):int((bx[3] - v0) * ppm), int((bx[0] - u0) * ppm):int((bx[2] - u0) * ppm)]
+        assert (index.max(2) > 0).mean() >= 0.5  # at least half of the index's box lies under the other card
+
+
 def test_the_reader_bank_is_the_same_whatever_the_number_of_render_workers(monkeypatch):
     """`--workers`: each chunk of the bank is drawn from its own seed, so one process or three render it alike."""
     import models.train as train
