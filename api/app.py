@@ -48,7 +48,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.auth import authenticate, log_evidence_access, login_router, require_role
-from api.errors import BadInput
+from api.errors import bad_input_types
 from api.jobs import ReviewJobs
 from api.metrics import Metrics
 from api.store import NotFoundError, Principal, Store, StoreInputError
@@ -320,7 +320,7 @@ def _errors(app: FastAPI) -> None:
     async def missing(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=status.HTTP_404_NOT_FOUND)
 
-    for exc_type in (StoreInputError, TableConfigError, BadInput):
+    for exc_type in (StoreInputError, TableConfigError, *bad_input_types()):
         app.add_exception_handler(exc_type, bad)
     app.add_exception_handler(NotFoundError, missing)
 

@@ -18,6 +18,7 @@ _BAD_INPUT_ERRORS: tuple[tuple[str, str], ...] = (
     ("calibration.table", "TableFileError"),
     ("calibration.homography", "CalibrationError"),
     ("vision.sources", "SourceError"),
+    ("vision.onnx_runtime", "ModelFileError"),
     ("datasets.rounds", "RoundOptionsError"),
     ("datasets.faults", "FaultKindError"),
     ("api.store.errors", "StoreInputError"),

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from api.errors import BadInput
+from api.errors import bad_input_types
 from vision.detections import Detections
 from vision.detector import DEFAULT_STAGE1, tile_crops, zone_crops
 from vision.onnx_runtime import ModelFileError, decode_yolo, letterbox, open_session
@@ -132,7 +132,7 @@ def test_a_rotated_seat_crop_hands_the_reader_a_tight_square_not_a_box_of_a_box(
 
 
 def test_a_missing_model_file_is_bad_input(tmp_path):
-    with pytest.raises(BadInput, match="not found"):
+    with pytest.raises(bad_input_types(), match="not found"):
         open_session(tmp_path / "nope.onnx")
 
 
@@ -274,7 +274,7 @@ def test_a_table_file_without_calibration_is_bad_input(tmp_path):
     from vision.detector import load_table_view
 
     (tmp_path / "table.yaml").write_text("id: t\nlayout: blackjack-7-mtd-bonus\nprofile: {game: blackjack, decks: 6}\n")
-    with pytest.raises(BadInput, match="calibration"):
+    with pytest.raises(bad_input_types(), match="calibration"):
         load_table_view(tmp_path / "table.yaml")
 
 

@@ -32,7 +32,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from api.errors import BadInput
 from vision.chip_side import DEFAULT_CHIP_SIDE
 from vision.detections import BACK_ID, STAGE1_CLASSES, Detections
 from vision.onnx_runtime import (HEAD_LEVELS, ModelFileError, decode_yolo, decode_yolo_levels, int8_is_exact, letterbox,
@@ -561,16 +560,14 @@ def load_table_view(path: str | Path) -> TableView:
     block a render writes); else chip counts are null with a note.
 
     Raises:
-        BadInput: naming the file and the field that is missing or wrong.
+        calibration.table.TableFileError: naming the file and the field that is missing or wrong (bad input to
+            the command line and the service: ``api.errors.bad_input_types``).
     """
-    from calibration.table import TableFileError, load_table
+    from calibration.table import load_table
     from vision.chips import ChipColour
 
-    try:
-        table = load_table(path)
-        cal = table.require_calibration()
-    except TableFileError as exc:
-        raise BadInput(str(exc)) from exc
+    table = load_table(path)
+    cal = table.require_calibration()
     K = cal.camera_matrix
     rendered = cal.extra.get("camera")
     if K is None and isinstance(rendered, dict) and rendered.get("K") is not None:

@@ -18,11 +18,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from api.errors import BadInput
 
-
-class ModelFileError(BadInput):
-    """A model file that is missing, unreadable or not a usable ONNX model."""
+class ModelFileError(ValueError):
+    """A model file that is missing, unreadable or not a usable ONNX model (bad input to the command line:
+    ``api.errors.bad_input_types``)."""
 
 
 def available_providers() -> list[str]:
