@@ -246,12 +246,7 @@ class IndexCropSource:
         # turned a few degrees about the edge's crossing, so the share of the index it hides stays as drawn
         turn = cv2.getRotationMatrix2D(((pivot[0] - origin[0]) * ppm, (pivot[1] - origin[1]) * ppm),
                                        float(rng.normal(0, 5)), 1.0)
-        M = turn @ place
-        H, W = bg.shape[:2]
-        warped = cv2.warpAffine(face, M, (W, H), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
-                                borderValue=(0, 0, 0, 0))
-        a = warped[..., 3:4].astype(np.float32) / 255
-        bg[:] = (warped[..., :3].astype(np.float32) * a + bg.astype(np.float32) * (1 - a)).astype(np.uint8)
+        _blend_warped(bg, face, turn @ place, cv2.INTER_AREA)
         return seen
 
     def _crowd(self, rng, bg: np.ndarray, d: int, bx, origin, ppm: float) -> None:
@@ -261,29 +256,27 @@ class IndexCropSource:
         top, turned a little."""
         from rules.cards import CARD_LABELS
 
-        other = CARD_LABELS[int(rng.integers(52))]  # drawn first, as before, so a seed crops what it did
+        other = CARD_LABELS[int(rng.integers(52))]
+        patch, _, (cu0, cv0, cu1, cv1), _ = self._corner(d, other, 0)
         iw, ih = bx[2] - bx[0], bx[3] - bx[1]
         du = float(rng.uniform(bx[0] + 0.6 * iw, bx[2] + 1.5 * iw))  # the other card's left edge, card mm
         dv = float(rng.uniform(bx[1] - 0.5 * ih, bx[1] + 1.0 * ih))  # its top edge
-        self._paste_corner(rng, bg, d, other, du, dv, origin, ppm)
-
-    def _paste_corner(self, rng, bg: np.ndarray, d: int, other: str, du: float, dv: float, origin,
-                      ppm: float) -> None:
-        """Paste card ``other``'s top-left corner window over ``bg`` (this card's corner window, ``origin`` its
-        top-left in card mm, ``ppm`` px per mm), the other card's corner at (``du``, ``dv``) card mm of this
-        one, turned a few degrees about that corner."""
-        patch, _, (cu0, cv0, cu1, cv1), _ = self._corner(d, other, 0)
         pw, ph = max(1, int(round((cu1 - cu0) * ppm))), max(1, int(round((cv1 - cv0) * ppm)))
         src = cv2.resize(patch, (pw, ph), interpolation=cv2.INTER_AREA)
         # where the other card's corner window lands in this window, px, turned a few degrees about its corner
         ox, oy = (du + cu0 - origin[0]) * ppm, (dv + cv0 - origin[1]) * ppm
         M = cv2.getRotationMatrix2D((0.0, 0.0), float(rng.normal(0, 5)), 1.0)
         M[:, 2] += (ox, oy)
-        H, W = bg.shape[:2]
-        warped = cv2.warpAffine(src, M, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                                borderValue=(0, 0, 0, 0))
-        a = warped[..., 3:4].astype(np.float32) / 255
-        bg[:] = (warped[..., :3].astype(np.float32) * a + bg.astype(np.float32) * (1 - a)).astype(np.uint8)
+        _blend_warped(bg, src, M, cv2.INTER_LINEAR)
+
+
+def _blend_warped(canvas: np.ndarray, bgra: np.ndarray, M: np.ndarray, flags: int) -> None:
+    """Blend ``bgra`` ((h, w, 4) uint8, alpha last) into ``canvas`` ((H, W, 3) uint8, in place) through the
+    (2, 3) affine ``M`` (``bgra`` px -> ``canvas`` px), resampled with ``flags``; outside ``bgra`` nothing."""
+    h, w = canvas.shape[:2]
+    warped = cv2.warpAffine(bgra, M, (w, h), flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    a = warped[..., 3:4].astype(np.float32) / 255
+    canvas[:] = (warped[..., :3].astype(np.float32) * a + canvas.astype(np.float32) * (1 - a)).astype(np.uint8)
 
 
 class NotAnIndexSource:
@@ -322,10 +315,7 @@ class NotAnIndexSource:
         h, w = canvas.shape[:2]
         M = cv2.getRotationMatrix2D(point, angle, 1.0)
         M[:, 2] += (w / 2 - point[0], h / 2 - point[1])
-        warped = cv2.warpAffine(bgra, M, (w, h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
-                                borderValue=(0, 0, 0, 0))
-        a = warped[..., 3:4].astype(np.float32) / 255
-        canvas[:] = (warped[..., :3] * a + canvas * (1 - a)).astype(np.uint8)
+        _blend_warped(canvas, bgra, M, cv2.INTER_AREA)
 
     def _card_point(self, margin: float) -> tuple[float, float]:
         """A point (card mm) near a card's corner or along its edge, ``margin`` mm in from the edge."""

@@ -600,27 +600,6 @@ def pose_from_homography(H: np.ndarray, K: np.ndarray | None, image_size) -> obj
     return PinholeCamera(K=K, R=R, t=t, width=int(image_size[0]), height=int(image_size[1]))
 
 
-def _probe_rows(camera, probed: list, dets: Detections) -> Detections:
-    """Detection rows (class chip stack, score :data:`PROBE_SCORE`) for the stacks found by probing betting
-    spots: ``probed`` [(spot name, centre mm, StackReading)], each boxed as the cylinder of its counted chips
-    standing on the spot's centre; every per-row array of ``dets`` gets a column of the same shape."""
-    from vision.chips import CHIP_THICKNESS_MM
-
-    boxes = np.array([_cylinder_box(camera, c, r.count * CHIP_THICKNESS_MM) for _, c, r in probed], np.float32)
-    data = {}
-    for k, v in dets.data.items():  # per-row arrays must keep their shape across the merge
-        if isinstance(v, np.ndarray) and v.ndim > 1 and v.dtype != object:
-            if k == "layout_mm":
-                data[k] = np.array([c for _, c, _ in probed], v.dtype)
-            elif v.shape[1:] == (4, 2):
-                data[k] = np.array([[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in boxes],
-                                   v.dtype)
-            else:
-                data[k] = np.zeros((len(probed),) + v.shape[1:], v.dtype)
-    return Detections(xyxy=boxes, class_id=np.full(len(probed), 2), score=np.full(len(probed), PROBE_SCORE),
-                      zone=np.array([name for name, _, _ in probed], object), data=data)
-
-
 @dataclass
 class FrameResult:
     """The whole detection of one frame: ``dets`` (every row), ``cards`` (physical cards), ``chips`` (stacks),
@@ -715,6 +694,7 @@ class FrameReader:
 
     def __call__(self, image: np.ndarray, table: TableView | None = None) -> FrameResult:
         """Detect, read and group everything in one BGR frame ((H, W, 3) uint8)."""
+        from vision.chips import MIN_PX_PER_CHIP, chip_geometry, read_stack
         from vision.grouping import group_cards
 
         if image is None or image.ndim != 3 or image.shape[0] < 8 or image.shape[1] < 8:
@@ -723,32 +703,18 @@ class FrameReader:
         dets = self.detector.detect_crops(image, self.crops_for(table, w, h), memory=self.memory,
                                           settle_frames=self.settle_frames)
         dets = _outer_backs_dropped(dets)
-        Hinv = np.linalg.inv(table.homography) if table is not None else None
-        if Hinv is not None:  # (N, 2) layout mm of each detection, for the grouping and the tracker
-            dets.data["layout_mm"] = _layout_mm(dets, dets.data.get("index_square"), Hinv)
-            dets = _backs_on_spots_dropped(dets, table.layout)
         dets = self.reader.read_detections(image, dets, cache=self._readings)
-        chips, spots, probed = self._stacks(image, table, dets, Hinv)
+        Hinv = np.linalg.inv(table.homography) if table is not None else None
+        squares = dets.data.get("index_square")
+        if Hinv is not None:  # (N, 2) layout mm of each detection, for the grouping and the tracker
+            dets.data["layout_mm"] = _layout_mm(dets, squares, Hinv)
+            dets = _backs_on_spots_dropped(dets, table.layout)
+            squares = dets.data.get("index_square")
         on_print = None
         if Hinv is not None and len(dets):
             on_print = np.array(table.layout.on_printed_words(dets.data["layout_mm"]), bool)
         cards = group_cards(dets, threshold=self.reader.threshold, positions_mm=dets.data.get("layout_mm"),
                             on_print=on_print)
-        if probed:
-            extra = _probe_rows(table.camera, probed, dets)
-            first = len(dets)
-            dets = Detections.merge([dets, extra])
-            chips += [(first + i, r) for i, (_, _, r) in enumerate(probed)]
-            spots.update((first + i, str(name)) for i, (name, _, _) in enumerate(probed))
-        return FrameResult(dets, cards, chips, spots)
-
-    def _stacks(self, image: np.ndarray, table: TableView | None, dets: Detections, Hinv: np.ndarray | None):
-        """(chips, stack spots, probed) of one frame: ``chips`` [(row, StackReading)] for stage 1's stacks,
-        ``stack_spots`` {row: spot name}, ``probed`` [(spot name, base mm, StackReading)] for stacks found by
-        probing empty-looking spots (rows not made yet: :func:`_probe_rows`)."""
-        from vision.chips import MIN_PX_PER_CHIP, chip_geometry, read_stack
-
-        squares = dets.data.get("index_square")
         chips = []
         chip_set = table.chip_set if table is not None else self._default_chips
         side_ok = self._side_chips is not None and sorted(chip_set, key=lambda c: c.denomination) == self._side_chips
@@ -773,18 +739,22 @@ class FrameReader:
             chips.append((int(row), read_stack(image, dets.xyxy[row], chip_set, table.camera if table else None, base)))
         if by_side:
             chips += self._read_sides(image, table.camera, by_side)
-        probed = []
         if side_ok and self.probe_spots and table is not None and table.camera is not None:
-            probed = self._probe_spots(image, table, bases)
-        return chips, spots, probed
+            extra, readings = self._probe_spots(image, table, bases, dets)
+            if len(extra):
+                first = len(dets)
+                dets = Detections.merge([dets, extra])
+                chips += [(first + i, r) for i, r in enumerate(readings)]
+                spots.update((first + i, str(name)) for i, name in enumerate(extra.zone))
+        return FrameResult(dets, cards, chips, spots)
 
-    def _probe_spots(self, image: np.ndarray, table: TableView, bases: list) -> list:
+    def _probe_spots(self, image: np.ndarray, table: TableView, bases: list, dets: Detections):
         """Betting spots where stage 1 found no stack, read from their side at the spot's centre.
 
         Stage 1 misses a stack now and then, and a wager missed for a second reads as taken
         away; the chip-side model, read at the spot, says whether chips stand there.  Returns
-        [(spot name, spot centre mm, StackReading)]: only spots where a stack was counted and valued
-        (their detection rows: :func:`_probe_rows`).  Live video: a spot whose pixels did not change keeps its last reading.
+        (chip rows to add, their readings): only spots where a stack was counted and valued.
+        Live video: a spot whose pixels did not change keeps its last reading.
         """
         from vision.chip_side import SLOTS
         from vision.chips import CHIP_THICKNESS_MM, MIN_PX_PER_CHIP, chip_geometry
@@ -815,7 +785,23 @@ class FrameReader:
                 if sig is not None:
                     self._probe_memory[key] = (sig, reading)
                 found.append((name, c, reading))
-        return [(name, c, r) for name, c, r in found if r.value is not None and r.count]
+        found = [(name, c, r) for name, c, r in found if r.value is not None and r.count]
+        if not found:
+            return Detections.empty(), []
+        boxes = np.array([_cylinder_box(cam, c, r.count * CHIP_THICKNESS_MM) for _, c, r in found], np.float32)
+        data = {}
+        for k, v in dets.data.items():  # per-row arrays must keep their shape across the merge
+            if isinstance(v, np.ndarray) and v.ndim > 1 and v.dtype != object:
+                if k == "layout_mm":
+                    data[k] = np.array([c for _, c, _ in found], v.dtype)
+                elif v.shape[1:] == (4, 2):
+                    data[k] = np.array([[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in boxes],
+                                       v.dtype)
+                else:
+                    data[k] = np.zeros((len(found),) + v.shape[1:], v.dtype)
+        extra = Detections(xyxy=boxes, class_id=np.full(len(found), 2), score=np.full(len(found), PROBE_SCORE),
+                           zone=np.array([name for name, _, _ in found], object), data=data)
+        return extra, [r for _, _, r in found]
 
     def _read_sides(self, image: np.ndarray, camera, stacks: list) -> list:
         """(row, reading) of stacks counted from their side, in one batch.  Live video: a stack whose box
