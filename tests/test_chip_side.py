@@ -220,6 +220,30 @@ def test_a_side_of_2_px_per_chip_or_more_is_read_at_the_readers_threshold():
     assert r.count == 3 and r.value == 35
 
 
+def test_a_stack_the_frames_edge_cuts_is_not_counted():
+    """Beyond the edge a strip repeats the edge's pixels; a stack read from them is left uncounted, with a note."""
+    cam = _camera_showing(500)
+    reader = _reader_seeing(slots(5, 5, 25, p=0.9))
+    whole = reader.read(np.zeros((480, 640, 3), np.uint8), cam, (500.0, 520.0))
+    cut = reader.read(np.zeros((480, 330, 3), np.uint8), cam, (500.0, 520.0))  # the frame ends at the stack's centre
+    assert whole.value == 35
+    assert cut.count is None and cut.value is None and "out of the frame" in cut.note
+
+
+def test_a_taller_stack_needs_more_of_the_frame_above_its_base():
+    """The side is checked up to the slot above the top chip: a frame that holds a short stack's side whole can cut
+    a tall one's."""
+    from vision.chip_side import side_in_frame
+
+    cam = _camera_showing(500)
+    # bases further from the camera stand higher in the frame; the first whose 12-chip side leaves the frame
+    ys = np.arange(520.0, 200.0, -2.0)
+    tall = [side_in_frame((480, 640), cam, (500.0, y), 12) for y in ys]
+    short = [side_in_frame((480, 640), cam, (500.0, y), 1) for y in ys]
+    first_cut = tall.index(False)
+    assert all(tall[:first_cut]) and short[first_cut]
+
+
 def test_a_thinner_side_needs_every_slot_read_surer():
     """1.6-2 px per chip: a slot read at 0.90 (enough at 2 px per chip and more) leaves the stack uncounted; the
     same stack read at 0.97 is counted."""

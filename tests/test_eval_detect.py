@@ -54,3 +54,31 @@ def test_cards_whose_every_index_is_half_covered_are_scored_apart_as_well():
     s = tally.summary()
     assert (s["card_identity_index_ge_20px"], s["cards_with_index_ge_20px"]) == (0.5, 2)
     assert (s["card_identity_index_whole_ge_20px"], s["cards_with_index_whole_ge_20px"]) == (1.0, 1)
+
+
+def _stack(outline, visible=1.0):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(outline=np.array(outline, np.float64), visible=visible)
+
+
+def test_a_stack_shows_its_side_only_when_wholly_in_frame_and_uncovered():
+    """The chip figures at >= 2 px per chip are also given for stacks whose whole side is in view: the frame's edge
+    or a card over the stack hides part of its side."""
+    from vision.evaluate import stack_in_view
+
+    square = [[100, 100], [140, 100], [140, 150], [100, 150]]
+    assert stack_in_view(_stack(square), 1920, 1080)
+    assert not stack_in_view(_stack([[1900, 100], [1940, 100], [1940, 150], [1900, 150]]), 1920, 1080)
+    assert not stack_in_view(_stack(square, visible=0.6), 1920, 1080)
+
+
+def test_each_chip_band_counts_apart_the_stacks_in_full_view():
+    from vision.evaluate import _tally_stack
+
+    band = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0,
+            "in_view": {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}}
+    _tally_stack(band, "value_exact", True)
+    _tally_stack(band, "abstained", False)
+    assert (band["stacks"], band["value_exact"], band["abstained"]) == (2, 1, 1)
+    assert band["in_view"] == {"stacks": 1, "value_exact": 1, "abstained": 0, "wrong": 0}

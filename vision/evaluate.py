@@ -16,7 +16,9 @@ no answer, never as a right one).  Where truth boxes exist, each truth card is
 matched to the detected index whose centre lies on it; its read label fills
 the 52x52 confusion matrix and the accuracy-against-index-height table.  On renders
 each card with a corner index at least half in view is also scored once
-(``card_identity``): named right through any of those corners.
+(``card_identity``): named right through any of those corners.  Rendered chip
+stacks are scored by the px per chip their side shows, each band also for the
+stacks whose whole side is in view (``in_view``: in frame, not under a card).
 """
 
 from __future__ import annotations
@@ -43,6 +45,11 @@ TARGET_INDEX_PX = 20
 WHOLE_INDEX = 0.95
 """Share of a corner index in view above which it counts as wholly in view (the renderer's visibility grid; any
 corner of the card, whether stage 1 boxed it or not)."""
+
+STACK_IN_VIEW = 0.95
+"""Least share of a rendered stack in view (in frame and not under a card) for its side to count as showing: a
+stack the frame's edge cuts shows part of its side or none of it (the hold-out's abstentions at >= 2 px per chip
+were stacks 2-63 % in frame, and one whose bottom chip lay on the frame's bottom edge: twenty-seventh session)."""
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -235,15 +242,33 @@ def _side_px_per_chip(view: TableView, zone_name: str | None) -> float | None:
     return chip_geometry(view.camera, zone.circle.center)[0]
 
 
+def stack_in_view(stack, width: int, height: int) -> bool:
+    """Whether a rendered stack (a :class:`datasets.render.ChipTruth`) shows its whole side: its outline ((K, 2)
+    image px) inside the ``width`` x ``height`` frame and at least :data:`STACK_IN_VIEW` of it uncovered."""
+    outline = np.asarray(stack.outline, np.float64).reshape(-1, 2)
+    inside = bool(len(outline)) and bool((outline >= 0).all() and (outline[:, 0] <= width).all()
+                                         and (outline[:, 1] <= height).all())
+    return inside and stack.visible >= STACK_IN_VIEW
+
+
+def _tally_stack(band: dict, outcome: str, in_view: bool) -> None:
+    """Count one stack's ``outcome`` (``value_exact``, ``abstained`` or ``wrong``) in ``band``, and in its
+    ``in_view`` part too where the stack's whole side is in view."""
+    for part in (band, band["in_view"]) if in_view else (band,):
+        part["stacks"] += 1
+        part[outcome] += 1
+
+
 def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
     from vision.chips import MIN_PX_PER_CHIP, SURE_PX_PER_CHIP
 
     tally, chips_total, chips_exact, chips_abstain, chips_wrong = Tally(), 0, 0, 0, 0
     # the issue's chip target counts stacks whose side shows >= SURE_PX_PER_CHIP (2) px per chip; thinner sides
     # down to MIN_PX_PER_CHIP are read at a stricter threshold and reported apart; below that they must abstain
-    countable = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}
-    thin = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}
-    too_flat = {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}
+    # each band also counts apart the stacks whose whole side is in view (:func:`stack_in_view`)
+    countable, thin, too_flat = ({"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0,
+                                  "in_view": {"stacks": 0, "value_exact": 0, "abstained": 0, "wrong": 0}}
+                                 for _ in range(3))
     for k in range(n):
         image, view, truth = holdout_scene(seed + k, deck)
         res = fr(image, view)
@@ -276,31 +301,27 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
             ppc = _side_px_per_chip(view, ct.zone)
             band = too_flat if ppc is None or ppc < MIN_PX_PER_CHIP else (
                 countable if ppc >= SURE_PX_PER_CHIP else thin)
-            band["stacks"] += 1
             reading = on_spot.get(ct.zone)
             if reading is None:
                 ious = [_iou(np.array([ct.box], np.float32), b[None])[0, 0] for b, _ in det_chips]
-                if not ious or max(ious) < 0.3:
-                    chips_abstain += 1  # not found counts as no answer
-                    band["abstained"] += 1
-                    continue
-                reading = det_chips[int(np.argmax(ious))][1]
-            if reading.value is None:
-                chips_abstain += 1
-                band["abstained"] += 1
-            elif reading.value == ct.value:
-                chips_exact += 1
-                band["value_exact"] += 1
-            else:
-                chips_wrong += 1
-                band["wrong"] += 1
+                # not found counts as no answer
+                reading = det_chips[int(np.argmax(ious))][1] if ious and max(ious) >= 0.3 else None
+            outcome = "abstained" if reading is None or reading.value is None else (
+                "value_exact" if reading.value == ct.value else "wrong")
+            chips_abstain += outcome == "abstained"
+            chips_exact += outcome == "value_exact"
+            chips_wrong += outcome == "wrong"
+            _tally_stack(band, outcome, stack_in_view(ct, image.shape[1], image.shape[0]))
     out = tally.summary()
     out["deck"] = deck
     out["chips"] = {"stacks": chips_total, "value_exact": chips_exact, "abstained": chips_abstain,
                     "wrong": chips_wrong, "exact_rate": _r(chips_exact / chips_total if chips_total else None),
                     f"side_ge_{SURE_PX_PER_CHIP:g}px_per_chip": {
                         **countable, "exact_rate": _r(countable["value_exact"] / countable["stacks"]
-                                                      if countable["stacks"] else None)},
+                                                      if countable["stacks"] else None),
+                        "in_view": {**countable["in_view"], "exact_rate": _r(
+                            countable["in_view"]["value_exact"] / countable["in_view"]["stacks"]
+                            if countable["in_view"]["stacks"] else None)}},
                     f"side_{MIN_PX_PER_CHIP:g}_to_{SURE_PX_PER_CHIP:g}px_per_chip": thin,
                     f"side_lt_{MIN_PX_PER_CHIP:g}px_per_chip": too_flat}
     log(f"rendered hold-out: {json.dumps({k: out[k] for k in ('precision', 'recall', 'identity_accuracy')})}")
