@@ -67,6 +67,27 @@ def points_in_polygon(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
     return (np.sum(cross & (x < xint), axis=1) % 2) == 1
 
 
+def zones_in_view(layout: Layout, homography: np.ndarray, image_size: tuple[int, int], kind: str) -> bool:
+    """Whether the layout has a zone of ``kind`` and every one of them lies wholly in the camera's frame.
+
+    Args:
+        layout: the table layout (zones in mm).
+        homography: (3, 3) layout mm -> image pixels.
+        image_size: (width, height) of the frame, pixels.
+        kind: a zone kind (``discard``: the discard rack, where the burn card goes, 13:69F-2B.6(c)).
+    """
+    zones = [z for z in layout.zones if z.kind == kind]
+    if not zones:
+        return False
+    w, h = image_size
+    for z in zones:
+        pts = apply_homography(np.asarray(homography, np.float64), np.asarray(z.polygon, np.float64))
+        if not (np.isfinite(pts).all() and (pts[:, 0] >= 0).all() and (pts[:, 1] >= 0).all()
+                and (pts[:, 0] <= w).all() and (pts[:, 1] <= h).all()):
+            return False
+    return True
+
+
 @dataclass
 class ZoneCrop:
     """A rectified, fixed-scale top-down crop of part of the layout.

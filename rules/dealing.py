@@ -133,7 +133,7 @@ def check_dealing_order(events: Sequence[DealEvent], seats: Sequence[int], order
 
 
 def check_observed_deal(events: Sequence[DealEvent], seats: Sequence[int], order: DealOrder,
-                        burn_expected: bool = False) -> DealingOrderViolation | None:
+                        burn_expected: bool = False, burn_in_view: bool = False) -> DealingOrderViolation | None:
     """:func:`check_dealing_order` for a deal seen by a camera, which may miss a face-down card.
 
     A face-down card can be hidden where it lies (the hole card slid under the up card, Switch Hands'
@@ -144,10 +144,13 @@ def check_observed_deal(events: Sequence[DealEvent], seats: Sequence[int], order
     hole card first seen face up (already turned over) stands for the hole card. A face-up card is
     never passed over: a card seen where another was due is a violation at once.
 
-    Limits: a face-down card that was truly never dealt (no burn card after a new shoe, 2B.6(c))
-    cannot be told from one the camera missed, so it is not reported here.
+    Limits: a face-down card that was truly never dealt cannot be told from one the camera missed, so it
+    is not reported here, except the burn card where ``burn_in_view``: a camera that watches the discard
+    rack sees the burn card go in, so a deal after a new shoe whose first card goes to a player or the
+    dealer is missing its burn card (2B.6(c)).
 
-    Args and returns: as :func:`check_dealing_order` (without ``complete``).
+    Args and returns: as :func:`check_dealing_order` (without ``complete``); ``burn_in_view``: the
+    discard rack is in the camera's view.
     """
     expected = expected_deal_order(order, seats, burn_expected)
     j = 0                       # next expected step
@@ -167,7 +170,8 @@ def check_observed_deal(events: Sequence[DealEvent], seats: Sequence[int], order
                 f"step {step + 1}: card {_face(shown)} to {_who(shown)}, expected {_face(want)} to {_who(want)} "
                 f"(that card came later)")
         while j < len(expected) and expected[j] != seen and not expected[j].face_up and not (
-                seen.recipient == "dealer" and expected[j].recipient == "dealer" and seen.face_up):
+                seen.recipient == "dealer" and expected[j].recipient == "dealer" and seen.face_up) and not (
+                burn_in_view and expected[j].recipient == "burn"):
             passed.append(j)
             first_after[j] = i
             j += 1

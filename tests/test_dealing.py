@@ -92,6 +92,25 @@ def test_camera_deal_cannot_tell_a_missing_burn_card_from_an_unseen_one():
     assert check_observed_deal(events, [1], "switch_hands", burn_expected=True) is None
 
 
+def test_camera_watching_the_discard_rack_reports_a_deal_without_its_burn_card_2b_6_c():
+    """2B.6(c): a new shoe's first card is burnt. A camera that sees the discard rack sees it go in, so a deal
+    whose first card goes to seat 1 is missing it."""
+    events = expected_deal_order("switch_hands", [1], burn=True)[1:]
+    v = check_observed_deal(events, [1], "switch_hands", burn_expected=True, burn_in_view=True)
+    assert (v.step, v.recipient, v.expected, v.rule) == (0, 1, DealEvent("burn", DOWN), "13:69F-2B.6(c)")
+
+
+def test_camera_watching_the_discard_rack_passes_a_deal_that_burnt_its_first_card_2b_6_c():
+    events = expected_deal_order("switch_hands", [1, 4], burn=True)
+    assert check_observed_deal(events, [1, 4], "switch_hands", burn_expected=True, burn_in_view=True) is None
+
+
+def test_camera_watching_the_discard_rack_still_passes_over_a_hidden_face_down_pair_card_2b_6_d():
+    events = expected_deal_order("switch_hands", [1], burn=True)
+    seen = [events[0]] + events[2:]  # the second face-down card squared on the first, unseen
+    assert check_observed_deal(seen, [1], "switch_hands", burn_expected=True, burn_in_view=True) is None
+
+
 def test_switch_hands_a_missed_first_face_down_card_is_not_a_late_card_2b_6():
     """2B.6(b), (c): each player gets two face-down cards. The camera misses seat 3's first: the face-down card it
     then sees at seat 3, after seats 4 and 5, is its second, due there, not the first come late."""

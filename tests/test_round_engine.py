@@ -11,8 +11,8 @@ BJ6 = TableProfile(game="blackjack", decks=6, side_bets=["mtd", "bonus"], bonus_
 class Table:
     """A scripted sequence of zone changes, fed to the engine in time order."""
 
-    def __init__(self, profile=BJ6):
-        self.engine = RoundEngine(profile, "t", fps=10, latency_s=0.5)
+    def __init__(self, profile=BJ6, **engine_options):
+        self.engine = RoundEngine(profile, "t", fps=10, latency_s=0.5, **engine_options)
         self.t = 0.0
         self.chips: dict[str, float] = {}
 
@@ -537,6 +537,30 @@ def test_a_bonus_paid_beside_the_main_payout_where_the_two_cannot_be_counted_is_
 
 
 SH = TableProfile(game="blackjack", decks=6, deal_order="switch_hands")
+
+
+SWITCH = TableProfile(game="switch_hands", decks=6)  # a burn card after a new shoe (2B.6(c))
+SH_DEAL = (("seat3.cards", "BACK"), ("seat3.cards", "5D"), ("dealer.cards", "3C"), ("seat3.cards", "5S"),
+           ("dealer.cards", "BACK"))  # the second face-down card squared on the first, unseen
+
+
+def test_switch_hands_a_new_shoe_dealt_without_a_burn_card_in_view_is_a_dealing_order_alert_2b_6_c():
+    """Seed 7005 (1080p): the first round of a new shoe opens with a card to seat 6, and no card went into the
+    discard rack the camera watches."""
+    t = Table(SWITCH, discard_in_view=True).chips_to("seat3.main", 25).deal(*SH_DEAL)
+    assert [a[:2] for a in t.alerts] == [("dealing_order", 3)]
+    alert = t.engine.rounds[0].alerts[0]
+    assert (alert.expected, alert.observed, alert.rule) == ("burn", 3, "13:69F-2B.6(c)")
+
+
+def test_switch_hands_a_burn_card_seen_going_into_the_discard_rack_opens_the_deal_2b_6_c():
+    t = Table(SWITCH, discard_in_view=True).chips_to("seat3.main", 25).card("discard", "BACK").deal(*SH_DEAL)
+    assert t.alerts == []
+
+
+def test_switch_hands_a_burn_card_the_camera_cannot_see_go_in_is_taken_as_hidden_2b_6_c():
+    t = Table(SWITCH).chips_to("seat3.main", 25).deal(*SH_DEAL)
+    assert t.alerts == []
 
 
 def test_switch_hands_face_down_pair_never_seen_is_the_pair_kept_when_the_face_up_pair_goes_2b_6_f():

@@ -208,6 +208,20 @@ def test_a_card_read_alike_in_every_frame_before_another_covers_it_keeps_its_fac
     assert changes == [("card_arrived", "7H", None), ("card_arrived", "9S", None)]
 
 
+def test_a_card_covered_before_it_is_confirmed_keeps_the_face_it_showed_in_the_clear():
+    """4K seed 7116 r2 (Switch Hands): the face-down pair turned over, the AH read AH in the 3 analysed frames
+    before the 7S was spread over its index, then 4H for 4 s."""
+    frames = [(["AH"], [HERE])] * 3 + [(["7S", "4H"], [NEXT, HERE])] * 40
+    changes, _ = run(frames)
+    assert changes == [("card_arrived", "AH", None), ("card_arrived", "7S", None)]
+
+
+def test_a_card_read_two_ways_before_it_is_confirmed_and_covered_is_read_by_the_vote():
+    frames = [(["AH"], [HERE]), (["4H"], [HERE]), (["AH"], [HERE])] + [(["7S", "4H"], [NEXT, HERE])] * 40
+    changes, _ = run(frames)
+    assert changes[-1] == ("card_relabelled", "4H", "AH") or ("card_arrived", "4H", None) in changes
+
+
 def test_a_card_read_two_ways_before_another_covers_it_is_still_read_anew():
     frames = ([(["8C"], [HERE])] * 6 + [(["6C"], [HERE])] * 4) + [(["6C", "5D"], [HERE, NEXT])] * 40
     changes, _ = run(frames)

@@ -40,12 +40,16 @@ def build_engine(table, fps: float, keep_rounds: int | None = None, by_position:
     ``by_position``: track each card by its place (:class:`vision.tracking.ZoneTracker`); for observers that
     say so (``tracks_by_position``: the detector, whose readings of one card differ from frame to frame).
     """
+    from calibration.zones import zones_in_view
     from vision.rounds import RoundEngine
     from vision.tracking import ZoneTracker
 
     tracker = ZoneTracker([z.name for z in table.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S,
                           by_position=by_position)
-    engine = RoundEngine(table.profile, table.id, fps=fps, latency_s=ENGINE_LATENCY_S, keep_rounds=keep_rounds)
+    cal = table.calibration
+    engine = RoundEngine(table.profile, table.id, fps=fps, latency_s=ENGINE_LATENCY_S, keep_rounds=keep_rounds,
+                         discard_in_view=cal is not None and zones_in_view(table.layout, cal.homography,
+                                                                           cal.image_size, "discard"))
     return tracker, engine
 
 
@@ -319,7 +323,8 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
 
     fps = script.fps
     tracker = ZoneTracker([z.name for z in script.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S)
-    engine = RoundEngine(script.profile, script.table_id, fps=fps, latency_s=ENGINE_LATENCY_S)
+    engine = RoundEngine(script.profile, script.table_id, fps=fps, latency_s=ENGINE_LATENCY_S,
+                         discard_in_view=_script_sees_discard(script))
     step = max(1, int(round(fps / 10)))
     for f in range(0, script.frames, step):
         t = f / fps
@@ -329,6 +334,14 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
     report = build_report("video.mp4", fps, script.frames, script.table_id, engine, None)
     lat = [a.raised_t_s - a.t_s for r in engine.rounds for a in r.alerts]
     return json.loads(json.dumps(report)), lat
+
+
+def _script_sees_discard(script) -> bool:
+    """Whether a rendered round video's camera shows its discard rack (:func:`calibration.zones.zones_in_view`)."""
+    from calibration.zones import zones_in_view
+
+    return zones_in_view(script.layout, script.camera.homography(), (script.options.width, script.options.height),
+                         "discard")
 
 
 def _replayed_review(script, path: Path) -> tuple[dict, list[float]]:
@@ -344,7 +357,8 @@ def _replayed_review(script, path: Path) -> tuple[dict, list[float]]:
         raise BadInput(f"--replay: {exc} (run once without --replay to keep the readings)") from exc
     tracker = ZoneTracker([z.name for z in script.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S,
                           by_position=bool(log.header.get("tracks_by_position")))
-    engine = RoundEngine(script.profile, script.table_id, fps=script.fps, latency_s=ENGINE_LATENCY_S)
+    engine = RoundEngine(script.profile, script.table_id, fps=script.fps, latency_s=ENGINE_LATENCY_S,
+                         discard_in_view=_script_sees_discard(script))
     for _ in replay(log, tracker, engine):
         pass
     frames = log.end["frames_read"] if log.end else script.frames

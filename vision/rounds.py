@@ -23,8 +23,8 @@ after the deal (before the dealer's hole card is turned), then the main wager on
 the dealer's hand is complete, then the blackjack bonus after the round (2.20(f)).
 
 What a camera cannot see is not taken for a fault: a face-down card hidden where it lies (the hole card under the
-up card, Switch Hands' squared pair, the burn card) is passed over by the deal-order check
-(:func:`rules.dealing.check_observed_deal`) and the deal ends at the first hit without it; a wager or payout seen
+up card, Switch Hands' squared pair, the burn card where the discard rack is out of view) is passed over by the
+deal-order check (:func:`rules.dealing.check_observed_deal`) and the deal ends at the first hit without it; a wager or payout seen
 but not valued is still audited for what the cards and the timing decide (outcome, collected or not, late or
 not, paid or not), with an ``unreadable`` alert for the amount (a wager unvalued at the first card and read within
 :data:`LATE_VALUE_S` after it, before any side bet is due, is valued then instead); printed layout art read as a card
@@ -256,7 +256,9 @@ class RoundRecord:
                 placed = {"main": None}  # dealt cards, so a main wager stood there (2.6): the camera did not see it
             entry: dict = {"seat": number, "cards": s.first_two, "hits": s.hits, "wagers": placed}
             if s.kept is not None:
-                entry["switched"] = [c for c in s.dealt if c not in s.kept][:2] if len(s.dealt) >= 4 else []
+                # the pair not kept: the face-down pair (dealt first, 2B.6(d)) unless that is the pair kept
+                entry["switched"] = ((s.dealt[:2] if s.kept == s.dealt[2:4] else s.dealt[2:4])
+                                     if len(s.dealt) >= 4 else [])
             for bet in SIDE_BETS:
                 if bet in placed:
                     res = s.expected.get(bet)
@@ -328,11 +330,15 @@ class RoundEngine:
         keep_rounds: live mode: how many finished rounds to keep in :attr:`rounds` (the
             store keeps them all), so a worker that runs all shift holds bounded memory;
             ``None`` (review) keeps every round for the report.
+        discard_in_view: the camera sees the discard rack (:func:`calibration.zones.zones_in_view`), so the burn
+            card a new shoe's deal opens with (Switch Hands, 13:69F-2B.6(c)) is seen going in: a deal without it
+            is a ``dealing_order`` alert at its first card. Otherwise a burn card not seen is taken as hidden.
     """
 
     def __init__(self, profile: TableProfile, table_id: str = "", fps: float = 30.0, latency_s: float = 0.7,
-                 flip_window_s: float = 1.5, keep_rounds: int | None = None) -> None:
+                 flip_window_s: float = 1.5, keep_rounds: int | None = None, discard_in_view: bool = False) -> None:
         self.profile = profile
+        self.discard_in_view = discard_in_view
         self.fps = fps
         self.table_id = table_id
         self.latency_s = latency_s
@@ -357,7 +363,6 @@ class RoundEngine:
         self._utc0: datetime | None = None
         self._now_frame = 0
         self._now_t = 0.0
-        self._burn_seen = False
         self._new_shoe = True
 
     # -- feeding ------------------------------------------------------------------------------
@@ -1030,10 +1035,13 @@ class RoundEngine:
         # the pair not kept away and turns the other over in one movement, and which the tracker reports first is
         # chance
         leaving = self._leaving(zone, ch.t_s)
-        left_at = {c: leaving.get(c, self._left_at.get((zone, c), -1e9)) for c in (s.kept or ())}
-        missing = [c for c in (s.kept or ()) if c not in self._cards.get(zone, ()) or c in leaving]
-        if s.kept and not s.hits and missing and (
-                len(missing) == len(s.kept)
+        # the face-up pair: the pair kept until the player switches, and what left when one of the face-down pair
+        # was turned and the other not yet read (:meth:`_keep_turned_pair`)
+        up = s.dealt[2:4] if s.kept and UNREADABLE in s.kept else s.kept
+        left_at = {c: leaving.get(c, self._left_at.get((zone, c), -1e9)) for c in (up or ())}
+        missing = [c for c in (up or ()) if c not in self._cards.get(zone, ()) or c in leaving]
+        if up and not s.hits and missing and (
+                len(missing) == len(up)
                 or all(0.0 <= ch.t_s - left_at[c] <= SWITCH_TURN_S for c in missing)):
             # before any hit, the face-up pair gone from the layout, or one of it just taken away (the dealer
             # turns the other pair over while taking the pair not kept away): the face-down pair is the one kept
@@ -1128,11 +1136,9 @@ class RoundEngine:
         if s is not None and s.kept is not None and old in s.kept:
             s.kept[s.kept.index(old)] = new
         if s is not None and s.kept is not None and old == BACK:
-            # Switch Hands: a face-down card of the first pair read as a face in place is that card turned over;
-            # both turned, the face-down pair is the one kept (2B.6(f)), as when the face shows as a new card
-            turned = [c for c in s.dealt[:2] if c != BACK]
-            if len(turned) == 2:
-                s.kept = turned
+            # Switch Hands: a face-down card of the first pair read as a face in place is that card turned over,
+            # as when the face shows as a new card
+            self._keep_turned_pair(s, f"seat{owner}.cards")
         if deal_k is not None:
             mine = [k for k, (ev, label, _) in enumerate(r.deal) if label == old and ev.recipient == owner]
             if deal_k < len(mine):
@@ -1170,7 +1176,10 @@ class RoundEngine:
         burn = self.profile.expects_burn_card and self._new_shoe
         observed = [e for e, _, _ in r.deal] + ([then] if then is not None else [])
         try:
-            return check_observed_deal(observed, seats, self.profile.effective_deal_order, burn_expected=burn)
+            # a missing burn card is reported once, at the deal's first card; whether a later card is out of its
+            # turn is judged as if it had been burnt
+            return check_observed_deal(observed, seats, self.profile.effective_deal_order, burn_expected=burn,
+                                       burn_in_view=self.discard_in_view and then is None)
         except ValueError:
             return None
 
@@ -1465,11 +1474,19 @@ class RoundEngine:
                     s.hits.append(ch.label)
                     s.hits_at.append(ch.position)
             if s.kept is not None:
-                # Switch Hands: the face-down pair, both turned over, is the pair kept
-                turned = [c for c in s.dealt[:2] if c != BACK]
-                if len(turned) == 2:
-                    s.kept = turned
+                self._keep_turned_pair(s, ch.zone)
         return []
+
+    def _keep_turned_pair(self, s: SeatRecord, zone: str) -> None:
+        """Switch Hands, a card of the face-down pair just turned over: the pair kept (2B.6(f)). Both turned, that
+        pair. One turned once the face-up pair has left the layout: the player switched, so that pair too, its card
+        not yet read ``unreadable`` (4K seed 7141 r0: the JS under the AD never showed its index, and the face-up
+        5H 9S taken away were reported as the pair kept)."""
+        turned = [c for c in s.dealt[:2] if c != BACK]
+        if len(turned) == 2:
+            s.kept = turned
+        elif turned and len(s.dealt) >= 4 and not any(c in self._cards.get(zone, ()) for c in s.dealt[2:4]):
+            s.kept = [c if c != BACK else UNREADABLE for c in s.dealt[:2]]
 
     def _extra_card(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
         if owner == "dealer":

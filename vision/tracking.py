@@ -121,7 +121,7 @@ RELABEL_SHARE = 0.25
 """A card's vote changes only when the new card leads the old by this many readings, and by this share of the
 old one's: after hundreds of readings, a few dozen of a half-covered corner do not turn the card."""
 
-COVER_MM = 40.0
+COVER_MM = 45.0
 """A card seen arriving this close (mm) to a face card already reported covers part of its index (a hand's next card
 lies 18-25 mm off): the covered card's face, read in the clear, is not changed by what its half-hidden index reads
 afterwards (seed 7125 at 4K: an AD, once an 8C lay over it, read 4D for seconds and was relabelled). Turning over
@@ -135,6 +135,13 @@ COVER_READ_STEADY = (8, 0.9)
 """Fewer readings stand as well where they all but agree: this many at least, this share of them the card reported
 (1080p seed 7006: a 7H read 7H in all of its 10 frames before the 9S was dealt over it; its half-covered corner then
 read JH for 1.8 s and relabelled it)."""
+
+COVER_READ_UNCONFIRMED = 3
+"""A card not yet confirmed when another card lands over it is covered too where every one of its readings so far,
+at least this many, named one face: that face stands, and it is the card reported once the card is confirmed.
+Switch Hands' face-down pair is turned over together and spread, the top card over the other's index within a few
+frames (4K seed 7116 r2: an AH read AH in the 3 frames before the 7S settled 40.5 mm off, then 4H, the 7S's ink
+beside its index, for 4 s, and relabelled)."""
 
 PRESENCE_DECAY = 0.8
 PRESENCE_TO_CONFIRM = 0.7
@@ -161,6 +168,7 @@ class _Track:
     missing: tuple[int, float] | None = None  # (frame, t) first analysed frame without it
     presence: float = 0.5
     covered: bool = False  # another card has been seen laid beside or over it (COVER_MM)
+    clear_face: str | None = None  # the face it was read as in the clear, before it was covered
 
     def _art(self) -> bool:
         """Read unreadable nearly always, and as a card only a couple of times: printed layout art (or a felt
@@ -274,6 +282,20 @@ def _covered_corners_dropped(tracks: list, labels: list[str], marks: list[list])
             if itself:
                 out[k] = [m for m in ms if m not in on]
     return out
+
+
+def _clear_face(tr: _Track) -> str | None:
+    """The face ``tr``'s card was read as in the clear for long enough to stand once a card covers part of it, or
+    None: its reported face (:data:`COVER_READ_CLEAR`, :data:`COVER_READ_STEADY`), or, for a card not yet
+    confirmed, the one face all its readings gave (:data:`COVER_READ_UNCONFIRMED`)."""
+    if tr.reported is None:
+        if len(tr.faces) != 1 or tr.recent["BACK"] > tr.recent["face"]:
+            return None
+        face, n = next(iter(tr.faces.items()))
+        return face if n >= COVER_READ_UNCONFIRMED and n >= COVER_READ_STEADY[1] * tr.seen else None
+    if tr.reported in ("BACK", "unreadable"):
+        return None
+    return tr.reported if _read_clear(tr) else None
 
 
 def _read_clear(tr: _Track) -> bool:
@@ -489,6 +511,9 @@ class ZoneTracker:
         tracks = self._tracks[zone]
         out: list[ZoneChange] = []
         marks = _covered_corners_dropped(tracks, labels, marks)
+        # a card not yet confirmed is judged on what it read before this frame: the frame a card lands over its index
+        # is the first to misread it
+        fresh = {id(tr): _clear_face(tr) for tr in tracks if tr.reported is None and not tr.covered}
         free = set(range(len(tracks)))
         # a face-down card is placed by its box centre, which moves when a card dealt over it hides part of it
         back_scale = TRACK_MATCH_MM / BACK_MATCH_MM
@@ -542,9 +567,9 @@ class ZoneTracker:
             tr = _Track(pos=tuple(p), frame=frame, t_s=t_s, last_t=t_s)
             self._read(tr, labels[k], p, marks[k], t_s)
             for other in tracks:
-                if other.reported not in (None, "BACK", "unreadable") and not other.covered \
-                        and _read_clear(other) and math.dist(other.pos, tr.pos) <= COVER_MM:
-                    other.covered = True
+                if not other.covered and math.dist(other.pos, tr.pos) <= COVER_MM:
+                    other.clear_face = fresh.get(id(other)) if other.reported is None else _clear_face(other)
+                    other.covered = other.clear_face is not None
             tracks.append(tr)
         keep = []
         for tr in tracks:
@@ -565,6 +590,8 @@ class ZoneTracker:
             if tr.reported is None:
                 ready = t_s - tr.t_s + 1e-9 >= self.rise_s and tr.seen >= 2 and tr.presence >= PRESENCE_TO_CONFIRM
                 if ready and (label != "unreadable" or t_s - tr.t_s + 1e-9 >= UNREADABLE_WAIT_S):
+                    if tr.covered and label != "BACK":
+                        label = tr.clear_face  # covered before it was confirmed: the face read in the clear
                     tr.reported = label
                     out.append(ZoneChange("card_arrived", zone, tr.frame, tr.t_s, frame, t_s, label=label,
                                           position=tr.pos))
