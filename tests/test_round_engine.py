@@ -588,6 +588,30 @@ def test_switch_hands_the_face_down_pair_read_as_faces_in_place_is_the_pair_kept
     assert sorted(s.first_two) == ["7D", "KD"] and s.hits == []
 
 
+def _switched_with_one_card_shown():
+    """4K seed 7141 r0: the face-up pair taken away, the face-down pair turned over squared, its top card read in
+    place (AD) and the card under it never."""
+    t = Table(SH).chips_to("seat3.main", 25)
+    t.deal(("seat3.cards", "BACK"), ("dealer.cards", "BACK"), ("seat3.cards", "5H"), ("dealer.cards", "3C"),
+           ("seat3.cards", "9S"))
+    t.card("seat3.cards", "5H", "card_left").card("seat3.cards", "9S", "card_left")
+    t.t += 1.0
+    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="AD", previous="BACK"))
+    return t
+
+
+def test_switch_hands_one_card_of_the_face_down_pair_shown_after_the_face_up_pair_left_is_the_pair_kept_2b_6_f():
+    s = _switched_with_one_card_shown().engine.rounds[0].seats[3]
+    assert sorted(s.first_two) == ["AD", "unreadable"] and s.hits == []
+
+
+def test_switch_hands_the_second_card_of_the_kept_pair_read_later_completes_it_2b_6_f():
+    t = _switched_with_one_card_shown()
+    t.card("seat3.cards", "JS")
+    s = t.engine.rounds[0].seats[3]
+    assert sorted(s.first_two) == ["AD", "JS"] and s.hits == []
+
+
 def test_switch_hands_a_face_showing_as_one_card_of_the_face_up_pair_is_taken_away_is_the_pair_kept_2b_6_f():
     """Seed 7107 at 4K: the dealer takes the face-up pair away one card at a time and turns the unseen face-down
     pair over meanwhile; the first face shows while one face-up card still lies there."""
