@@ -124,7 +124,8 @@ old one's: after hundreds of readings, a few dozen of a half-covered corner do n
 COVER_MM = 45.0
 """A card seen arriving this close (mm) to a face card already reported covers part of its index (a hand's next card
 lies 18-25 mm off): the covered card's face, read in the clear, is not changed by what its half-hidden index reads
-afterwards (seed 7125 at 4K: an AD, once an 8C lay over it, read 4D for seconds and was relabelled). Turning over
+afterwards (seed 7125 at 4K: an AD, once an 8C lay over it, read 4D for seconds and was relabelled; 45 rather than
+40 since seed 7116 r2 at 4K, a Switch Hands pair spread with the top card's point 40.5 mm off). Turning over
 (face down to face up, or back) is still followed."""
 
 COVER_READ_CLEAR = 15
