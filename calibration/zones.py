@@ -67,23 +67,31 @@ def points_in_polygon(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
     return (np.sum(cross & (x < xint), axis=1) % 2) == 1
 
 
-def zones_in_view(layout: Layout, homography: np.ndarray, image_size: tuple[int, int], kind: str) -> bool:
-    """Whether the layout has a zone of ``kind`` and every one of them lies wholly in the camera's frame.
+def zones_in_view(layout: Layout, homography: np.ndarray, image_size: tuple[int, int], kind: str,
+                  min_share: float = 0.75) -> bool:
+    """Whether the layout has a zone of ``kind`` and the camera's frame holds at least ``min_share`` of each one.
 
     Args:
         layout: the table layout (zones in mm).
         homography: (3, 3) layout mm -> image pixels.
         image_size: (width, height) of the frame, pixels.
         kind: a zone kind (``discard``: the discard rack, where the burn card goes, 13:69F-2B.6(c)).
+        min_share: the share (0-1) of each zone's area in the image that must lie inside the frame: a card laid
+            in the middle of a rack whose far edge the frame cuts is still seen.
     """
     zones = [z for z in layout.zones if z.kind == kind]
     if not zones:
         return False
     w, h = image_size
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     for z in zones:
         pts = apply_homography(np.asarray(homography, np.float64), np.asarray(z.polygon, np.float64))
-        if not (np.isfinite(pts).all() and (pts[:, 0] >= 0).all() and (pts[:, 1] >= 0).all()
-                and (pts[:, 0] <= w).all() and (pts[:, 1] <= h).all()):
+        if not np.isfinite(pts).all():
+            return False
+        hull = cv2.convexHull(pts.astype(np.float32))
+        area = cv2.contourArea(hull)
+        inside, _ = cv2.intersectConvexConvex(hull, frame)
+        if area <= 0 or inside < min_share * area:
             return False
     return True
 

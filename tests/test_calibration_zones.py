@@ -139,3 +139,30 @@ def test_straight_printed_words_cover_only_their_own_line():
     words = PrintedText(text="MATCH THE DEALER", center=(100.0, 100.0), height_mm=7.0)
     # 16 characters x 0.75 x 7 mm = 84 mm long, 10.5 mm across
     assert words.covers([(100, 100), (141, 104), (146, 100), (100, 106)]) == [True, True, False, False]
+
+
+def _shifted(dy_px: float) -> np.ndarray:
+    """A homography that puts the whole layout in a 1920 x 1080 frame, moved ``dy_px`` pixels up."""
+    return np.array([[1.0, 0, 10], [0, 1.0, 40 - dy_px], [0, 0, 1]])
+
+
+def test_the_discard_rack_is_in_view_where_the_frame_holds_it():
+    from calibration.zones import zones_in_view
+
+    assert zones_in_view(LAYOUT, _shifted(0), (1920, 1080), "discard")
+
+
+def test_the_discard_rack_a_frame_cuts_at_its_far_edge_is_still_in_view():
+    from calibration.zones import zones_in_view
+
+    rack = np.asarray(LAYOUT.zones[[z.kind for z in LAYOUT.zones].index("discard")].polygon)
+    top = rack[:, 1].min()
+    cut = top + 40 + 0.15 * np.ptp(rack[:, 1])  # 15 % of the rack above the frame
+    assert zones_in_view(LAYOUT, _shifted(cut), (1920, 1080), "discard")
+    assert not zones_in_view(LAYOUT, _shifted(top + 40 + 0.5 * np.ptp(rack[:, 1])), (1920, 1080), "discard")
+
+
+def test_a_layout_without_the_zone_kind_has_none_in_view():
+    from calibration.zones import zones_in_view
+
+    assert not zones_in_view(LAYOUT, _shifted(0), (1920, 1080), "no_such_kind")

@@ -539,6 +539,25 @@ def test_a_bonus_paid_beside_the_main_payout_where_the_two_cannot_be_counted_is_
 SH = TableProfile(game="blackjack", decks=6, deal_order="switch_hands")
 
 
+def test_a_second_card_first_seen_tucked_under_the_bonus_wager_is_the_players_2_20():
+    """1080p seed 7023: the dealer's hand hid seat 3's KC as it was dealt, and the AD KC were tucked under the bonus
+    wager before the hole card: the blackjack is the seat's first two cards and the bonus is due, not unreadable."""
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 1)
+    t.deal(("seat3.cards", "AD"), ("dealer.cards", "KS"))
+    t.card("seat3.cards", "AD", "card_left").card("seat3.bonus", "AD").card("seat3.bonus", "KC")
+    t.deal(("dealer.cards", "BACK"))
+    s = t.engine.rounds[0].seats[3]
+    assert sorted(s.first_two) == ["AD", "KC"] and s.expected["bonus"].outcome == "win"
+    assert not [a for a in t.alerts if a[0] == "unreadable"]
+
+
+def test_a_card_tucked_under_the_bonus_wager_reads_a_second_card_recorded_unreadable_2_20():
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 1)
+    t.deal(("seat3.cards", "AD"), ("dealer.cards", "KS"), ("seat3.cards", "unreadable"), ("dealer.cards", "BACK"))
+    t.card("seat3.bonus", "AD").card("seat3.bonus", "KC")
+    assert sorted(t.engine.rounds[0].seats[3].first_two) == ["AD", "KC"]
+
+
 SWITCH = TableProfile(game="switch_hands", decks=6)  # a burn card after a new shoe (2B.6(c))
 SH_DEAL = (("seat3.cards", "BACK"), ("seat3.cards", "5D"), ("dealer.cards", "3C"), ("seat3.cards", "5S"),
            ("dealer.cards", "BACK"))  # the second face-down card squared on the first, unseen

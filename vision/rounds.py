@@ -201,6 +201,7 @@ class SeatRecord:
     turned: tuple | None = None                          # (t, mm) of the last face-down card turned over
     hits: list[str] = field(default_factory=list)
     hits_at: list = field(default_factory=list)          # (x, y) mm of each hit where known
+    tucked: list[str] = field(default_factory=list)      # faces seen arriving under the bonus wager (2.20)
     expected: dict[str, Any] = field(default_factory=dict)   # wager -> WagerResult
     observed_payout: dict[str, Fraction] = field(default_factory=dict)
     settled_t: dict[str, float] = field(default_factory=dict)
@@ -942,7 +943,9 @@ class RoundEngine:
             events += self._open_round(ch.t_s, ch.frame)
             r = self.current
         if kind == "bonus":
-            return events  # a bonus winner's cards tucked under the wager: not a new card
+            # a bonus winner's cards tucked under the wager: not a new card, but it shows the player's second card
+            # where the dealer's hand hid it as it was dealt
+            return events + self._card_tucked(r, ch, owner)
         if r.phase == "deal" and (self._deal_over_unseen(r, owner) or self._deal_full(r)):
             events += self._end_deal_unseen(r, ch)
         if (r.phase == "deal" and ch.label == UNREADABLE and isinstance(owner, int)
@@ -1322,9 +1325,24 @@ class RoundEngine:
         t = r.deal[-1][2]
         for seat in short:
             rec = r.seats[seat]
-            rec.dealt.append(UNREADABLE)
+            label = next((c for c in rec.tucked if c not in rec.dealt), UNREADABLE)
+            rec.dealt.append(label)
             rec.dealt_at.append(None)
-            r.deal.append((DealEvent(seat, True), UNREADABLE, t))
+            r.deal.append((DealEvent(seat, True), label, t))
+
+    def _card_tucked(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
+        """A face seen arriving under a seat's bonus wager, where the dealer tucks a bonus winner's two cards until
+        the wager is settled (13:69F-2.20): a card of the seat's own, so one it was not seen to be dealt (the
+        dealer's hand over it, 1080p seed 7023: a KC seen for 0.1 s before the AD and it were tucked) is its
+        second card, recorded where the deal's order puts it (:meth:`_second_cards_unseen`) or read in place of
+        an ``unreadable`` one."""
+        s = r.seats.get(owner) if isinstance(owner, int) else None
+        if s is None or ch.label in (BACK, UNREADABLE):
+            return []
+        s.tucked.append(ch.label)
+        if ch.label not in s.dealt and UNREADABLE in s.dealt[:2]:
+            return self._card_reread(r, owner, UNREADABLE, ch.label)
+        return []
 
     def _deal_progress(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:
         """Side bets come due once every player (and, in Spanish 21, the dealer) has two cards; the deal ends
