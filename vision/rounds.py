@@ -22,13 +22,13 @@ seat's payout zone, in the order the procedure prescribes: match-the-dealer righ
 after the deal (before the dealer's hole card is turned), then the main wager once
 the dealer's hand is complete, then the blackjack bonus after the round (2.20(f)).
 
-What a camera cannot see is not taken for a fault: a face-down card hidden where it lies (the hole card under the
-up card, Switch Hands' squared pair, the burn card where the discard rack is out of view) is passed over by the
+What a camera cannot see is not taken for a fault: a face-down card hidden where it lies (the hole card under the up
+card, Switch Hands' squared pair, the burn card where the discard rack is out of view) is passed over by the
 deal-order check (:func:`rules.dealing.check_observed_deal`) and the deal ends at the first hit without it; a wager
-or payout seen but not valued is still audited for what the cards and the timing decide (outcome, collected or not, late or
-not, paid or not), with an ``unreadable`` alert for the amount (a wager unvalued at the first card and read within
-:data:`LATE_VALUE_S` after it, before any side bet is due, is valued then instead); printed layout art read as a card
-is set aside.
+or payout seen but not valued is still audited for what the cards and the timing decide (outcome, collected or not,
+late or not, paid or not), with an ``unreadable`` alert for the amount (a wager unvalued at the first card and read
+within :data:`LATE_VALUE_S` after it, before any side bet is due, is valued then instead); printed layout art read
+as a card is set aside.
 """
 
 from __future__ import annotations

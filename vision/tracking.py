@@ -168,8 +168,12 @@ class _Track:
     pending: tuple[str, int, float] | None = None  # (label, frame, t) a different label was first voted
     missing: tuple[int, float] | None = None  # (frame, t) first analysed frame without it
     presence: float = 0.5
-    covered: bool = False  # another card has been seen laid beside or over it (COVER_MM)
-    clear_face: str | None = None  # the face it was read as in the clear, before it was covered
+    clear_face: str | None = None  # covered: the face read in the clear before another card was laid over it
+
+    @property
+    def covered(self) -> bool:
+        """Another card has been seen laid beside or over it (:data:`COVER_MM`) once its face stood."""
+        return self.clear_face is not None
 
     def _art(self) -> bool:
         """Read unreadable nearly always, and as a card only a couple of times: printed layout art (or a felt
@@ -570,7 +574,6 @@ class ZoneTracker:
             for other in tracks:
                 if not other.covered and math.dist(other.pos, tr.pos) <= COVER_MM:
                     other.clear_face = fresh.get(id(other)) if other.reported is None else _clear_face(other)
-                    other.covered = other.clear_face is not None
             tracks.append(tr)
         keep = []
         for tr in tracks:
