@@ -1147,6 +1147,60 @@ def test_a_payout_never_valued_is_reported_unreadable():
     assert [a[:2] for a in t.alerts] == [("unreadable", 3)]
 
 
+def test_a_payout_unvalued_for_most_of_a_second_then_counted_is_checked_not_reported_unreadable_2_23_f():
+    """4K seed 7134 round 2: a match-the-dealer payout read unvalued for 0.8 s under the dealer's hand, then
+    counted: its amount is checked (here $15 for the $20 due), and nothing is reported unreadable (LATE_VALUE_S)."""
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    t.at_once(1.0, ("seat3.payout", None)).wait(0.7).at_once(0.1, ("seat3.payout", 15)).wait(2.0)
+    assert t.alerts == [("mtd_underpaid", 3, 20, 15)]
+
+
+def test_a_payout_still_unvalued_a_second_on_is_unreadable_from_then():
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    seen = t.t + 1.0
+    t.at_once(1.0, ("seat3.payout", None)).wait(3.0)
+    [alert] = [a for r in t.engine.rounds for a in r.alerts]
+    assert (alert.type, alert.seat, alert.wager, alert.t_s) == ("unreadable", 3, "mtd", seen + 1.0)
+
+
+UNCOUNTABLE = {"seat3.mtd": 1.2}  # seat 3's match-the-dealer spot: 1.2 px per chip from this camera
+
+
+def test_a_wager_on_a_spot_too_flat_to_count_is_said_once_for_the_table_not_every_round():
+    t = Table(uncountable_spots=UNCOUNTABLE)
+    for up in ("KS", "9S"):
+        t.chips_to("seat3.main", 25).chips_to("seat3.mtd", None).deal(
+            ("seat3.cards", "KH"), ("dealer.cards", up), ("seat3.cards", "7C"), ("dealer.cards", "BACK"))
+        t.chips_to("seat3.mtd", 0).chips_to("seat3.main", 0)
+        t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D").pick_up(
+            ("seat3.cards", "KH"), ("seat3.cards", "7C"), ("dealer.cards", "9D"), ("dealer.cards", up))
+        t.engine.step(int((t.t + 3) * 10), t.t + 3, [])
+        t.t += 3
+    assert [r.to_json()["seats"][0]["wagers"] for r in t.engine.rounds] == [{"main": 25, "mtd": None}] * 2
+    assert not [a for a in t.alerts if a[0] == "unreadable"]
+    [said] = t.engine.table_alerts
+    assert (said.type, said.seat, said.wager, said.round_index) == ("unreadable", 3, "mtd", -1)
+    assert "1.2 px per chip" in said.message
+
+
+def test_a_payout_on_a_wager_too_flat_to_count_is_unreadable_in_its_round_2_23_f():
+    """The match-the-dealer wager cannot be counted, so neither can what it should be paid: the payout is not
+    checked, and the round says so."""
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table(uncountable_spots=UNCOUNTABLE).chips_to("seat3.main", 25).chips_to("seat3.mtd", None).deal(*first)
+    t.at_once(1.0, ("seat3.payout", 40)).wait(2.0)
+    assert [a[:2] for a in t.alerts] == [("unreadable", 3)]
+    assert "payout of $40 could not be checked" in t.engine.rounds[0].alerts[0].message
+
+
+def test_an_unvalued_wager_on_a_countable_spot_is_still_unreadable_in_its_round():
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table(uncountable_spots=UNCOUNTABLE).chips_to("seat3.main", None).deal(*first).wait(2.0)
+    assert [a[:2] for a in t.alerts] == [("unreadable", 3)] and not t.engine.table_alerts
+
+
 def test_a_face_down_card_that_stays_on_the_dealers_spot_is_not_lost_when_layout_art_there_is_hidden_2_6():
     """Layout art read as a card back, set aside before any wager, is hidden by a hand 0.4 s after a card lands face
     down on the dealer's spot 94 mm from it: the art's going is not the card's."""

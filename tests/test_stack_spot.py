@@ -89,3 +89,51 @@ def test_a_face_down_box_on_an_empty_betting_spot_is_the_printed_spot_not_a_card
     d.data["layout_mm"] = np.array([[1314.9, 769.6], [1212.7, 810.3], [1200.0, 560.0]])  # mtd, bonus, seat 3 cards
     kept = _backs_on_spots_dropped(d, LAYOUT)
     assert kept.score.tolist() == [np.float32(0.9)]
+
+
+def _silhouette_box(base_mm, chips: int, crop_deg: float) -> np.ndarray:
+    """(4, 2) image px: the corners of the box, in a seat crop turned ``crop_deg`` on the layout, round the
+    layout-plane silhouette of a stack of ``chips`` chips standing at ``base_mm`` (what stage 1 boxes)."""
+    from vision.chips import CHIP_DIAMETER_MM, CHIP_THICKNESS_MM
+
+    a = np.linspace(0, 2 * math.pi, 72, endpoint=False)
+    rim = np.column_stack([base_mm[0] + CHIP_DIAMETER_MM / 2 * np.cos(a), base_mm[1] + CHIP_DIAMETER_MM / 2 * np.sin(a)])
+    top = CAM.project(np.column_stack([rim, np.full(len(a), -chips * CHIP_THICKNESS_MM)]))
+    Hinv = np.linalg.inv(CAM.homography())
+    top_mm = (Hinv @ np.column_stack([top, np.ones(len(top))]).T).T
+    outline = np.vstack([rim, top_mm[:, :2] / top_mm[:, 2:]])
+    t = math.radians(crop_deg)
+    turn = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    local = outline @ turn
+    (x1, y1), (x2, y2) = local.min(0), local.max(0)
+    corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]) @ turn.T
+    uv = (CAM.homography() @ np.column_stack([corners, np.ones(4)]).T).T
+    return uv[:, :2] / uv[:, 2:]
+
+
+def test_a_tall_payout_stack_off_the_spots_stands_where_its_silhouette_begins():
+    # seed 7134 at 4K: a $275 payout of nine chips, its box's centre 12 mm behind its base, past the base search
+    import cv2
+
+    from datasets.rounds import TableGeometry
+    from vision.detector import _silhouette_base
+
+    Hinv = np.linalg.inv(CAM.homography())
+    for seat, crop_deg in ((2, 0.0), (3, 20.0), (5, 35.0), (6, 45.0)):
+        payout = TableGeometry(LAYOUT).payout_place(seat, "main")
+        corners = cv2.perspectiveTransform(_silhouette_box(payout, 12, crop_deg)[None], Hinv)[0]
+        assert math.dist(corners.mean(0), payout) > 9.0  # why the box's centre will not do
+        assert math.dist(_silhouette_base(corners, CAM, slack_mm=0.0), payout) < 0.5
+
+
+def test_the_detector_reads_a_payout_stack_within_the_base_search_of_its_base():
+    from datasets.rounds import TableGeometry
+    from vision.chip_side import SEARCH_MM
+
+    table = SimpleNamespace(layout=LAYOUT, camera=CAM)
+    for chips in (1, 6, 12):
+        payout = TableGeometry(LAYOUT).payout_place(5, "bonus")
+        box = _silhouette_box(payout, chips, 35.0)
+        base, spot = _stack_base(table, np.r_[box.min(0), box.max(0)], box, np.linalg.inv(CAM.homography()), box)
+        # a box exactly round the silhouette is 3 mm tighter than stage 1's (STACK_BOX_SLACK_MM): at most 3 x 1.41 mm
+        assert spot is None and math.dist(base, payout) < 4.5 < SEARCH_MM

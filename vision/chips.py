@@ -127,6 +127,28 @@ def chip_geometry(camera, base_mm: tuple[float, float]) -> tuple[float, float, f
     return ppc, float(ring[:, 1].max() - ring[:, 1].min()), float(ring[:, 0].max() - ring[:, 0].min())
 
 
+def uncountable_spots(layout, camera) -> dict[str, float]:
+    """{zone name: px per chip} of the betting spots whose stacks this camera shows too flat to count.
+
+    A wager stands on its spot's centre, and there the side of a chip spans ``chip_geometry(camera, centre)[0]``
+    px; under :data:`MIN_PX_PER_CHIP` the reader abstains on every stack by rule, so the spot's wagers are never
+    valued from this camera, round after round (a property of where the camera hangs, not of a moment).
+
+    Args:
+        layout: a :class:`calibration.layout.Layout` (its spots: zones with a printed circle, centres in mm).
+        camera: the table's :class:`calibration.camera.PinholeCamera`, or None (no pose: every stack is counted
+            from its box alone, so nothing is called uncountable here).
+    """
+    if camera is None:
+        return {}
+    out = {}
+    for z in layout.spots():
+        ppc = chip_geometry(camera, (float(z.circle.center[0]), float(z.circle.center[1])))[0]
+        if ppc < MIN_PX_PER_CHIP:
+            out[z.name] = round(ppc, 2)
+    return out
+
+
 def read_stack(image: np.ndarray, box: np.ndarray, chip_set: list[ChipColour], camera=None,
                base_mm: tuple[float, float] | None = None) -> StackReading:
     """Read one chip stack.

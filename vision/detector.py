@@ -371,6 +371,7 @@ class Stage1Detector:
                 Minv = np.linalg.inv(c.M)
                 d.data["index_square"] = _to_image(_squares(d.xyxy), Minv)
                 back = _to_image(_corners(d.xyxy), Minv)
+                d.data["crop_box"] = back  # the box as drawn in its crop (a chip stack's silhouette: _stack_base)
                 d.xyxy = np.concatenate([back.min(1), back.max(1)], 1).astype(np.float32)
             if memory is not None:
                 memory[c.name] = (thumbs[i], d)
@@ -502,6 +503,14 @@ def _rows_dropped(dets: Detections, rows: np.ndarray) -> Detections:
     return dets[keep]
 
 
+STACK_BOX_SLACK_MM = 3.0
+"""How far stage 1's chip-stack boxes reach past the stack's silhouette on each side, mm on the layout, as
+:func:`_silhouette_base` allows for. On 310 rendered payout stacks (1-15 chips, 1080p and 4K, the scenes of
+``scripts/payout_stacks_eval.py``, seeds 9300-9329), the base guessed from the box's own corners was off by a median
+5.3 mm with no allowance (towards the camera), 2.2 mm with 3 mm (90 % within 4.6-4.9 mm, 8 over 10 mm), 1.7-1.8 mm
+with 5 mm but 14 over 10 mm; the box's centre, the guess before, 4.4-4.5 mm (30 over 10 mm, the base search's reach)."""
+
+
 def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
     """The betting spot (zone with a printed circle) whose centre is within ``reach_mm`` of ``point_mm``, or None."""
     best, best_d = None, reach_mm
@@ -512,24 +521,74 @@ def _spot_of(layout, point_mm: tuple[float, float], reach_mm: float = 30.0):
     return best
 
 
-def _stack_base(table, xyxy: np.ndarray, square: np.ndarray | None, Hinv: np.ndarray):
+def _stack_base(table, xyxy: np.ndarray, square: np.ndarray | None, Hinv: np.ndarray,
+                crop_box: np.ndarray | None = None):
     """A guess of a chip stack's base on the layout: ((x, y) mm, the betting spot's zone name or None).
 
-    The base is the betting spot's centre where the stack is on one (wagers are placed there), else the centre
-    of its box in the seat's rectified crop.  The spot is worked out from a point half the box's width above its
-    bottom edge, which is the middle of a loose box too: stage 1 sometimes boxes a wager with the printed ring
-    around it, and a stack fitted to such a box stands on the ring's near side, in the next zone."""
+    The base is the betting spot's centre where the stack is on one (wagers are placed there), else where the
+    stack's silhouette in the seat's rectified crop begins on the camera's side (:func:`_silhouette_base`: a
+    payout or a stack left off the spots; the box's centre lies half the stack's lean behind its base).  The
+    spot is worked out from the box's centre in the crop (without one, a point half the box's width above its
+    bottom edge), which is the middle of a loose box too: stage 1 sometimes boxes a wager with the printed ring
+    around it, and a stack fitted to such a box stands on the ring's near side, in the next zone.
+
+    Args:
+        table: the :class:`TableView` (its layout and camera).
+        xyxy: (4,) image px, the stack's box; square: (4, 2) image px, the square on that box in its zone crop
+            (``index_square``), or None (tiles); Hinv: (3, 3) image px -> layout mm.
+        crop_box: (4, 2) image px, the box's own corners in its zone crop (``crop_box``), round the stack's
+            silhouette; None: the square's (which has lost the box's shape).
+    """
     if square is not None:
-        centre = np.asarray(square, np.float64).mean(0)
+        corners = cv2.perspectiveTransform(np.asarray(square, np.float64)[None], Hinv)[0]
+        p = corners.mean(0)
+        if crop_box is not None:
+            corners = cv2.perspectiveTransform(np.asarray(crop_box, np.float64)[None], Hinv)[0]
     else:
         x1, y1, x2, y2 = xyxy
         centre = np.array([(x1 + x2) / 2, y2 - (x2 - x1) / 2])  # a chip radius above the box's bottom edge
-    p = cv2.perspectiveTransform(np.array([[centre]], np.float64), Hinv)[0, 0]
+        p = cv2.perspectiveTransform(np.array([[centre]], np.float64), Hinv)[0, 0]
+        corners = None
     base = (float(p[0]), float(p[1]))
     spot = _spot_of(table.layout, base)
-    if spot is None:
-        return base, None
-    return (float(spot.circle.center[0]), float(spot.circle.center[1])), spot.name
+    if spot is not None:
+        return (float(spot.circle.center[0]), float(spot.circle.center[1])), spot.name
+    if corners is not None and getattr(table, "camera", None) is not None:
+        base = _silhouette_base(corners, table.camera)
+    return base, None
+
+
+def _silhouette_base(corners_mm: np.ndarray, camera, slack_mm: float = STACK_BOX_SLACK_MM) -> tuple[float, float]:
+    """The base centre (x, y) mm of a chip stack whose silhouette, seen in the layout's plane, has this box.
+
+    ``corners_mm``: (4, 2) the box's corners in layout mm, in order round the box (a seat crop's rectangle).
+    In the layout's plane a stack's silhouette is its base disc joined to its top disc, which the camera's
+    view pushes away from the point under the camera by the stack's *lean*; the box's centre is therefore
+    half a lean behind the base, and for a 10-chip payout stack at a 30-degree line of sight that is some
+    10 mm, the whole reach of the chip side's base search (:data:`vision.chip_side.SEARCH_MM`). The lean is
+    what the box's extent along the line of sight holds beyond one chip's diameter: exact, whatever the box's
+    turn on the layout, for a box round the disc-and-tube outline.
+
+    Args:
+        camera: the table's :class:`calibration.camera.PinholeCamera` (where the point under it is).
+        slack_mm: how far the box reaches past the silhouette on each side (:data:`STACK_BOX_SLACK_MM`); a box
+            looser or tighter than that moves the guess along the line of sight by up to 1.41 times the difference.
+    """
+    from vision.chip_side import _towards_camera
+    from vision.chips import CHIP_DIAMETER_MM
+
+    c = corners_mm.mean(0)
+    e1 = (corners_mm[1] - corners_mm[0] + corners_mm[2] - corners_mm[3]) / 2
+    e2 = (corners_mm[3] - corners_mm[0] + corners_mm[2] - corners_mm[1]) / 2
+    half = np.array([np.linalg.norm(e1), np.linalg.norm(e2)]) / 2
+    if half.min() < 1e-6:
+        return float(c[0]), float(c[1])
+    u = _towards_camera(camera, c)
+    along = np.abs([u @ e1 / (2 * half[0]), u @ e2 / (2 * half[1])])
+    # each half side of the box is the half lean's share along it plus the silhouette's radius (and the slack)
+    half_lean = max(0.0, float(((half - CHIP_DIAMETER_MM / 2 - slack_mm) * along).sum()))
+    b = c + half_lean * u
+    return float(b[0]), float(b[1])
 
 
 # --- the whole detection: stage 1, stage 2, grouping, chips ------------------------------------------
@@ -568,14 +627,21 @@ def load_table_view(path: str | Path) -> TableView:
 
     table = load_table(path)
     cal = table.require_calibration()
+    camera = calibrated_camera(cal)
+    chips = [ChipColour(int(k.denomination), tuple(int(c) for c in k.body_rgb)) for k in table.chipset.chips]
+    return TableView(id=table.id, layout=table.layout, homography=np.asarray(cal.homography, np.float64),
+                     camera=camera, chip_set=chips)
+
+
+def calibrated_camera(cal) -> object | None:
+    """The camera's pose from a :class:`calibration.homography.CalibrationResult`: a
+    :class:`calibration.camera.PinholeCamera` where the calibration holds the intrinsics (``camera_matrix``, or
+    the ``camera`` block a render writes), else None (stacks cannot be counted from their side)."""
     K = cal.camera_matrix
     rendered = cal.extra.get("camera")
     if K is None and isinstance(rendered, dict) and rendered.get("K") is not None:
         K = np.asarray(rendered["K"], np.float64)  # a render's true camera (`pitwatch synth round`): intrinsics known
-    camera = pose_from_homography(cal.homography, K, cal.image_size)
-    chips = [ChipColour(int(k.denomination), tuple(int(c) for c in k.body_rgb)) for k in table.chipset.chips]
-    return TableView(id=table.id, layout=table.layout, homography=np.asarray(cal.homography, np.float64),
-                     camera=camera, chip_set=chips)
+    return pose_from_homography(cal.homography, K, cal.image_size)
 
 
 def pose_from_homography(H: np.ndarray, K: np.ndarray | None, image_size) -> object | None:
@@ -725,7 +791,9 @@ class FrameReader:
         for row in rows[np.argsort(-dets.score[rows], kind="stable")]:
             base = None
             if table is not None and table.camera is not None:
-                base, spot = _stack_base(table, dets.xyxy[row], None if squares is None else squares[row], Hinv)
+                boxes = dets.data.get("crop_box")
+                base, spot = _stack_base(table, dets.xyxy[row], None if squares is None else squares[row], Hinv,
+                                         None if boxes is None else boxes[row])
                 # stage 1 sometimes boxes one stack twice (two crops, or a loose box and a tight one): one base
                 # is one stack, counted once
                 if any(math.dist(base, b) < STACK_SAME_MM for b in bases):

@@ -274,24 +274,17 @@ def render_html(report: dict, annotated: bool) -> str:
             f"<td>{e(', '.join(f'{k} ' + ('$?' if v is None else f'${v}') for k, v in s['wagers'].items()))}</td>"
             f"<td>{_bet_cell(s.get('mtd'))}</td><td>{_bet_cell(s.get('bonus'))}</td></tr>"
             for s in r["seats"])
-        alerts = []
-        for i, a in enumerate(r["alerts"]):
-            link = (f'<a href="annotated.mp4#t={max(0, a["t_s"] - 2):.1f}" target="video">'
-                    f'watch at {a["t_s"]:.1f}s</a>' if annotated else "")
-            clip = f'<a href="{e(a["clip"])}">clip</a> <code>sha256 {e(a.get("clip_sha256", "")[:16])}…</code>' \
-                if a.get("clip") else ""
-            img = f'<img src="{e(a["evidence"])}" alt="evidence">' if a.get("evidence") else ""
-            alerts.append(f'<div class="alert" id="r{r["index"]}a{i}"><h4>{e(a["type"])} — seat {e(str(a["seat"]))}'
-                          f' — t={a["t_s"]:.2f}s (frame {a["frame"]})</h4>'
-                          f'<p>{e(a.get("message", ""))} <small>{e(a.get("rule", ""))}</small></p>'
-                          f'<p>{e(_amounts(a["expected"], a["observed"]))} {link} {clip}</p>'
-                          f'{img}</div>')
+        alerts = [_alert_html(a, f'r{r["index"]}a{i}', annotated) for i, a in enumerate(r["alerts"])]
         dealer = r["dealer"]
         sections.append(
             f'<section><h3>Round {r["index"]}: {r["start_s"]:.1f}s – '
             f'{r["end_s"] if r["end_s"] is not None else "…"}s, dealer {e(" ".join(dealer["cards"]))} '
             f'(up {e(str(dealer["up"]))})</h3><table><tr><th>seat</th><th>first two</th><th>hits</th>'
             f'<th>wagers</th><th>match-the-dealer</th><th>bonus</th></tr>{seats}</table>{"".join(alerts)}</section>')
+    table_alerts = report.get("alerts", [])
+    table_html = ("<h2>Table</h2><p>Alerts of the table, outside any round (the camera; betting spots it cannot "
+                  "count, said once):</p>" + "".join(_alert_html(a, f"t{i}", annotated)
+                                                     for i, a in enumerate(table_alerts))) if table_alerts else ""
     stopped = report.get("stopped")
     stop_html = (f'<p class="stopped">Stopped early at frame {stopped["frame"]} ({stopped["t_s"]}s): '
                  f'{e(stopped["reason"])}</p>' if stopped else "")
@@ -305,8 +298,23 @@ td,th{{border:1px solid #555;padding:3px 8px}} .lane{{position:relative;height:2
 .alert{{border-left:4px solid #e33;padding:4px 10px;margin:10px 0;background:#221}} .alert img{{max-width:640px}}
 .stopped{{color:#fa3}} a{{color:#6cf}}</style></head><body>
 <h1>Review of {e(report['video'])} — table {e(str(report['table']))}</h1>
-<p>{_count(len(report['rounds']), 'round')}, {_count(n_alerts, 'alert')}, {report['frames']} frames at {report['fps']:g} fps.</p>
-{stop_html}{video}<h2>Timeline</h2>{''.join(rows)}<h2>Rounds</h2>{''.join(sections)}</body></html>"""
+<p>{_count(len(report['rounds']), 'round')}, {_count(n_alerts, 'alert')}{f" (and {_count(len(table_alerts), 'alert')} of the table)" if table_alerts else ""}, {report['frames']} frames at {report['fps']:g} fps.</p>
+{stop_html}{video}{table_html}<h2>Timeline</h2>{''.join(rows)}<h2>Rounds</h2>{''.join(sections)}</body></html>"""
+
+
+def _alert_html(a: dict, anchor: str, annotated: bool) -> str:
+    """One alert (contracts' JSON form) as an HTML block: what, where, when, its evidence image and clip."""
+    e = html.escape
+    link = (f'<a href="annotated.mp4#t={max(0, a["t_s"] - 2):.1f}" target="video">'
+            f'watch at {a["t_s"]:.1f}s</a>' if annotated else "")
+    clip = f'<a href="{e(a["clip"])}">clip</a> <code>sha256 {e(a.get("clip_sha256", "")[:16])}…</code>' \
+        if a.get("clip") else ""
+    img = f'<img src="{e(a["evidence"])}" alt="evidence">' if a.get("evidence") else ""
+    return (f'<div class="alert" id="{anchor}"><h4>{e(a["type"])} — seat {e(str(a["seat"]))}'
+            f' — t={a["t_s"]:.2f}s (frame {a["frame"]})</h4>'
+            f'<p>{e(a.get("message", ""))} <small>{e(a.get("rule", ""))}</small></p>'
+            f'<p>{e(_amounts(a["expected"], a["observed"]))} {link} {clip}</p>'
+            f'{img}</div>')
 
 
 def _bet_cell(bet: dict | None) -> str:

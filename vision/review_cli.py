@@ -41,6 +41,8 @@ def build_engine(table, fps: float, keep_rounds: int | None = None, by_position:
     say so (``tracks_by_position``: the detector, whose readings of one card differ from frame to frame).
     """
     from calibration.zones import zones_in_view
+    from vision.chips import uncountable_spots
+    from vision.detector import calibrated_camera
     from vision.rounds import RoundEngine
     from vision.tracking import ZoneTracker
 
@@ -49,7 +51,8 @@ def build_engine(table, fps: float, keep_rounds: int | None = None, by_position:
     cal = table.calibration
     engine = RoundEngine(table.profile, table.id, fps=fps, latency_s=ENGINE_LATENCY_S, keep_rounds=keep_rounds,
                          discard_in_view=cal is not None and zones_in_view(table.layout, cal.homography,
-                                                                           cal.image_size, "discard"))
+                                                                           cal.image_size, "discard"),
+                         uncountable_spots=uncountable_spots(table.layout, calibrated_camera(cal)) if cal else None)
     return tracker, engine
 
 
@@ -318,13 +321,11 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
     """Review a script from its truth readings (no pixels): scores the tracker and round engine alone."""
     from datasets.oracle import zone_readings
     from vision.report import build_report
-    from vision.rounds import RoundEngine
     from vision.tracking import ZoneTracker
 
     fps = script.fps
     tracker = ZoneTracker([z.name for z in script.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S)
-    engine = RoundEngine(script.profile, script.table_id, fps=fps, latency_s=ENGINE_LATENCY_S,
-                         discard_in_view=_script_sees_discard(script))
+    engine = _script_engine(script, fps)
     step = max(1, int(round(fps / 10)))
     for f in range(0, script.frames, step):
         t = f / fps
@@ -334,6 +335,17 @@ def _oracle_review(script) -> tuple[dict, list[float]]:
     report = build_report("video.mp4", fps, script.frames, script.table_id, engine, None)
     lat = [a.raised_t_s - a.t_s for r in engine.rounds for a in r.alerts]
     return json.loads(json.dumps(report)), lat
+
+
+def _script_engine(script, fps: float):
+    """A round engine set up for a rendered round video's table as :func:`build_engine` sets one up from its
+    table file (the script's own camera standing in for the calibration)."""
+    from vision.chips import uncountable_spots
+    from vision.rounds import RoundEngine
+
+    return RoundEngine(script.profile, script.table_id, fps=fps, latency_s=ENGINE_LATENCY_S,
+                       discard_in_view=_script_sees_discard(script),
+                       uncountable_spots=uncountable_spots(script.layout, script.camera))
 
 
 def _script_sees_discard(script) -> bool:
@@ -348,7 +360,6 @@ def _replayed_review(script, path: Path) -> tuple[dict, list[float]]:
     """Audit again the zone readings a kept review wrote (no pixels read)."""
     from vision.observation_log import ObservationLogError, read_observations, replay
     from vision.report import build_report
-    from vision.rounds import RoundEngine
     from vision.tracking import ZoneTracker
 
     try:
@@ -357,8 +368,7 @@ def _replayed_review(script, path: Path) -> tuple[dict, list[float]]:
         raise BadInput(f"--replay: {exc} (run once without --replay to keep the readings)") from exc
     tracker = ZoneTracker([z.name for z in script.layout.zones], rise_s=TRACKER_RISE_S, fall_s=TRACKER_FALL_S,
                           by_position=bool(log.header.get("tracks_by_position")))
-    engine = RoundEngine(script.profile, script.table_id, fps=script.fps, latency_s=ENGINE_LATENCY_S,
-                         discard_in_view=_script_sees_discard(script))
+    engine = _script_engine(script, script.fps)
     for _ in replay(log, tracker, engine):
         pass
     frames = log.end["frames_read"] if log.end else script.frames

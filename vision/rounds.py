@@ -78,7 +78,8 @@ LATE_VALUE_S = 1.0
 side bet is due yet (the camera often counts a stack a few frames after the dealer's hand left it: 4K seed 7100
 round 2, a $60 main wager read 0.6 s after the round's first card); not valued by then, it is ``unreadable`` (the
 alert decided at that moment).  Chips added in that second would be taken for the wager: a wager the camera could
-not value at the first card gave no past-posting check before either."""
+not value at the first card gave no past-posting check before either.  A side-bet payout seen unvalued is likewise
+``unreadable`` only if not valued this long after (``RoundEngine._unvalued_payouts``)."""
 LATE_TOLERANCE_S = 0.6
 """A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
 PINCH_WAIT_S = 6.0
@@ -241,6 +242,7 @@ class RoundRecord:
     pending_growths: list = field(default_factory=list)  # (seat, wager, change, its value then): grown as a stack went
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     unvalued_at_first: dict = field(default_factory=dict)  # zone -> first card's change: awaiting a late value
+    unvalued_payouts: dict = field(default_factory=dict)   # (seat, wager) -> change: a payout seen unvalued, likewise
     clear_t: float | None = None                        # when the table last became clear of cards
     clear_chips: dict = field(default_factory=dict)     # the chips on the table at that moment
 
@@ -334,12 +336,21 @@ class RoundEngine:
         discard_in_view: the camera sees the discard rack (:func:`calibration.zones.zones_in_view`), so the burn
             card a new shoe's deal opens with (Switch Hands, 13:69F-2B.6(c)) is seen going in: a deal without it
             is a ``dealing_order`` alert at its first card. Otherwise a burn card not seen is taken as hidden.
+        uncountable_spots: {betting spot's zone: px per chip} of the spots this camera shows too flat for any
+            stack on them to be counted (:func:`vision.chips.uncountable_spots`). A wager there is never valued, so
+            that is said once, as a table alert (``unreadable``, ``round_index`` -1) the first time such a wager
+            stands unvalued at a round's first card, not again every round; the round still lists the wager as
+            unvalued, and a side-bet payout made on it is an ``unreadable`` alert of its round (its amount is not
+            checked). Other unvalued wagers are ``unreadable`` alerts of their round, as always.
     """
 
     def __init__(self, profile: TableProfile, table_id: str = "", fps: float = 30.0, latency_s: float = 0.7,
-                 flip_window_s: float = 1.5, keep_rounds: int | None = None, discard_in_view: bool = False) -> None:
+                 flip_window_s: float = 1.5, keep_rounds: int | None = None, discard_in_view: bool = False,
+                 uncountable_spots: dict[str, float] | None = None) -> None:
         self.profile = profile
         self.discard_in_view = discard_in_view
+        self.uncountable_spots = dict(uncountable_spots or {})
+        self._coverage_said: set[str] = set()  # uncountable spots whose table alert has been raised
         self.fps = fps
         self.table_id = table_id
         self.latency_s = latency_s
@@ -399,6 +410,8 @@ class RoundEngine:
             self._forget_hidden_wagers(self.current, judged_t)
         if self.current is not None and self.current.unvalued_at_first:
             events += self._unvalued_wagers(self.current, judged_t)
+        if self.current is not None and self.current.unvalued_payouts:
+            events += self._unvalued_payouts(self.current, judged_t)
         if self._held is None:  # (a held card lies on the table: the round goes on at least until it is judged)
             events += self._check_round_end()
         return events
@@ -729,10 +742,36 @@ class RoundEngine:
                 continue  # the seat left the round (its wager taken back before the deal): nothing to value
             t = min(max(now_t, r.first_card_s), decided)
             at = replace(ch, frame=self._frame_at(t), t_s=t)
+            if zone in self.uncountable_spots:
+                events += self._uncountable_spot(zone, at)
+                continue
             events += self._alert(r, "unreadable", owner, at, wager=kind,
                                   message=f"seat {owner}'s {kind} wager could not be valued from the chips: "
                                           "its limits and settlement are not checked")
         return events
+
+    def _uncountable_spot(self, zone: str, ch: ZoneChange) -> list[Event]:
+        """The table alert, raised once, that ``zone``'s wagers cannot be counted from this camera."""
+        if zone in self._coverage_said:
+            return []
+        self._coverage_said.add(zone)
+        owner, kind = _zone_parts(zone)
+        name = {"mtd": "match-the-dealer", "bonus": "blackjack bonus"}.get(kind, kind)
+        return self._table_alert("unreadable", owner, ch, wager=kind,
+                                 message=f"seat {owner}'s {name} spot shows {self.uncountable_spots[zone]:g} px per "
+                                         "chip from this camera, too flat to count a stack: wagers there are not "
+                                         "valued, their limits and side-bet payouts not checked (said once)")
+
+    def _unchecked_payout(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
+        """``unreadable`` for a side-bet payout on a wager that stands on an uncountable spot (a payout on another
+        unvalued wager is covered by that wager's own ``unreadable`` alert of the round)."""
+        if f"seat{s.seat}.{bet}" not in self.uncountable_spots:
+            return []
+        paid = s.observed_payout.get(bet)
+        amount = f" of ${money_json(paid)}" if paid else ""
+        return self._alert(r, "unreadable", s.seat, ch, wager=bet,
+                           message=f"seat {s.seat}'s {bet} payout{amount} could not be checked: its wager stands on a "
+                                   "spot this camera shows too flat to count")
 
     def _settled_by_collection(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
         s.settled_t[kind] = ch.t_s
@@ -858,8 +897,28 @@ class RoundEngine:
         s.unvalued_payout = target
         events = self._check_late(r, s, "mtd", ch) if target == "mtd" else []
         if target in SIDE_BETS and target not in s.unvalued and not self._valued_next(ch, s):
-            events += self._alert(r, "unreadable", s.seat, ch, wager=target,
-                                  message=f"seat {s.seat}'s {target} payout could not be valued from the chips: "
+            r.unvalued_payouts.setdefault((s.seat, target), ch)  # unreadable unless read in a moment (LATE_VALUE_S)
+        elif target in SIDE_BETS and target in s.unvalued:
+            events += self._unchecked_payout(r, s, target, ch)
+        return events
+
+    def _unvalued_payouts(self, r: RoundRecord, now_t: float, force: bool = False) -> list[Event]:
+        """``unreadable`` for each side-bet payout seen unvalued and not valued :data:`LATE_VALUE_S` on (or by the
+        round's end: ``force``), decided at that moment. The dealer's hand setting a payout down, or the dealer's
+        fingers squaring it, keep it unvalued for a few frames (4K seed 7134 round 2: a $60 match-the-dealer payout
+        unvalued for 0.8 s, then read right, had already been reported unreadable)."""
+        events: list[Event] = []
+        for (seat, target), ch in list(r.unvalued_payouts.items()):
+            if not force and now_t - ch.t_s < LATE_VALUE_S:
+                continue
+            del r.unvalued_payouts[(seat, target)]
+            s = r.seats.get(seat)
+            if s is None or target not in s.paid_unvalued:
+                continue  # valued since, and its amount checked
+            t = max(ch.t_s, min(now_t, ch.t_s + LATE_VALUE_S))
+            at = replace(ch, frame=self._frame_at(t), t_s=t)
+            events += self._alert(r, "unreadable", seat, at, wager=target,
+                                  message=f"seat {seat}'s {target} payout could not be valued from the chips: "
                                           "its amount is not checked")
         return events
 
@@ -897,8 +956,10 @@ class RoundEngine:
 
     def _check_payout(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
         res = s.expected.get(bet)
-        if res is None or res.outcome in ("void", "open", "none") or bet in s.unvalued:
-            return []  # an unvalued wager's payout cannot be checked (its unreadable alert says so)
+        if res is None or res.outcome in ("void", "open", "none"):
+            return []
+        if bet in s.unvalued:  # an unvalued wager's payout cannot be checked
+            return self._unchecked_payout(r, s, bet, ch)
         paid = s.observed_payout.get(bet, Fraction(0))
         if res.payout_min is not None:
             lo, hi = res.payout_min, res.payout_max
@@ -1625,6 +1686,8 @@ class RoundEngine:
         held = self._judge_growths(r, t_s, force=True) if r.pending_growths else []
         if r.unvalued_at_first:
             held += self._unvalued_wagers(r, t_s, force=True)
+        if r.unvalued_payouts:
+            held += self._unvalued_payouts(r, t_s, force=True)
         if r.end_s is None:
             r.end_s = t_s
         self.current = None
@@ -1638,8 +1701,20 @@ class RoundEngine:
         r = self.current
         if r is not None:
             return self._alert(r, kind, None, ch, expected=0, observed=shift_mm, rule="", message=message)
-        alert = Alert(type=kind, seat=None, t_s=t_s, frame=frame, expected=0, observed=shift_mm, message=message,
-                      raised_t_s=t_s, raised_frame=frame, round_index=-1)
+        return self._table_alert(kind, None, ch, expected=0, observed=shift_mm, message=message)
+
+    def _table_alert(self, kind: str, seat, ch: ZoneChange, expected=None, observed=None, wager: str | None = None,
+                     message: str = "") -> list[Event]:
+        """An alert of the table, outside any round (:attr:`table_alerts`, ``round_index`` -1), raised now."""
+        utc = None
+        if self._utc0 is not None:
+            from datetime import timedelta
+
+            utc = self._utc0 + timedelta(seconds=ch.t_s)
+        alert = Alert(type=kind, seat=seat, t_s=ch.t_s, frame=ch.frame, expected=expected, observed=observed,
+                      wager=wager, message=message, raised_t_s=max(self._now_t, ch.t_s),
+                      raised_frame=max(self._now_frame, ch.frame), round_index=-1, utc=utc)
+        frame, t_s = ch.frame, ch.t_s
         self.table_alerts.append(alert)
         if self.keep_rounds is not None and len(self.table_alerts) > 10 * self.keep_rounds:
             del self.table_alerts[: len(self.table_alerts) - 10 * self.keep_rounds]  # a long outage, live
