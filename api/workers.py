@@ -334,7 +334,8 @@ class LiveSink(ReviewSink):
     table-wide alert many times; each keeps its own evidence)."""
 
     def evidence_stem(self, alert) -> str:
-        return f"{super().evidence_stem(alert)}-f{alert.frame}"
+        stem = super().evidence_stem(alert)
+        return stem if alert.round_index < 0 else f"{stem}-f{alert.frame}"  # (the table's alerts carry it already)
 
 
 @dataclass

@@ -37,14 +37,15 @@ top (``scripts/chip_side_bands.py``), where the reader abstains most."""
 
 
 def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, with_empty: bool = False,
-               player_share: float = 0.0):
+               player_share: float = 0.0, payout_share: float = 0.0):
     """(RenderResult, camera, [(base_mm, [(denomination, count)...])]) of one random frame of chip stacks.
 
     Only stacks wholly inside the frame and at least 95 % visible are listed.  ``with_empty``: a fourth
     item, the centres (mm) of the betting spots left bare.  ``player_share``: the share of stacks built as players
     build a wager (a usual amount, big chips at the bottom, the top chip sometimes broken:
     :func:`datasets.rounds.chip_layers`) instead of 1-3 layers of random denominations; 0 draws nothing more, so
-    older seeds render what they rendered.
+    older seeds render what they rendered.  ``payout_share``: the share of stacks built as a dealer builds a side-bet
+    payout (:func:`_payout_layers`: an odd amount, many small chips on top), drawn before ``player_share``'s.
     """
     from calibration.camera import PinholeCamera
     from calibration.layout import builtin_layout
@@ -66,7 +67,9 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, 
     shoe = list(rng.permutation(CARD_LABELS))
     for z in layout.zones:
         if z.circle is not None and rng.random() < 0.75:
-            if player_share > 0 and rng.random() < player_share:
+            if payout_share > 0 and rng.random() < payout_share:
+                layers = _payout_layers(rng, denoms)
+            elif player_share > 0 and rng.random() < player_share:
                 layers = _player_layers(rng, denoms)
             else:
                 n_layers = int(rng.choice([1, 1, 2, 3]))
@@ -99,6 +102,29 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, 
 PLAYER_AMOUNTS = (1, 2, 5, 5, 10, 10, 15, 20, 25, 25, 30, 35, 40, 50, 50, 60, 75, 100, 100, 125, 150, 150, 200, 250,
                   300, 500, 600, 1000)
 """Wagers players make, dollars (main wagers $10-200 and side bets $1-100 in the rendered round videos)."""
+
+
+PAYOUT_ODDS = (1, 2, 3, 4, 5, 8, 10, 11, 12, 15, 24)
+"""Multiples of a side bet a dealer pays out (match-the-dealer 4-24 to 1 and more, bonus 1-15 to 1, even money)."""
+
+
+def _payout_layers(rng: np.random.Generator, denominations: list[int]) -> tuple:
+    """A payout as a dealer stacks it: :func:`datasets.rounds.chip_layers` of a side bet ($1-50) times its odds, a
+    dollar off now and then (a wrong payout), at most 15 chips: the tall stacks of $1 and $5 chips topped by broken
+    chips that the round videos' payouts are."""
+    import random
+
+    from datasets.rounds import chip_layers
+
+    py = random.Random(int(rng.integers(1 << 31)))
+    for _ in range(20):
+        amount = py.choice([1, 2, 3, 5, 5, 10, 15, 25, 25, 50]) * py.choice(PAYOUT_ODDS) + py.choice([0, 0, 0, 1, -1])
+        if amount < 1:
+            continue
+        layers = chip_layers(amount, denominations, py, max_chips=15)
+        if sum(la.count for la in layers) <= 15:
+            return layers
+    return chip_layers(py.choice([5, 10, 25]), denominations, py)
 
 
 def _player_layers(rng: np.random.Generator, denominations: list[int]) -> tuple:
@@ -156,7 +182,7 @@ def _frame_size(rng: np.random.Generator, uhd_share: float) -> tuple[int, int]:
 
 
 def _strips_worker(args):
-    frames, seed, min_ppc, uhd_share, player_share = args
+    frames, seed, min_ppc, uhd_share, player_share, payout_share = args
     import os
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -168,7 +194,8 @@ def _strips_worker(args):
     xs, ys, al, ppcs = [], [], [], []
     for _ in range(frames):
         width, height = _frame_size(rng, uhd_share)
-        res, camera, truth, bare = chip_scene(rng, width, height, with_empty=True, player_share=player_share)
+        res, camera, truth, bare = chip_scene(rng, width, height, with_empty=True, player_share=player_share,
+                                              payout_share=payout_share)
         for base, layers in truth:
             ppc = chip_geometry(camera, base)[0]
             if ppc < min_ppc:
@@ -214,16 +241,17 @@ def _in_view(camera, point_mm) -> bool:
 
 
 def make_strips(frames: int, seed: int, min_ppc: float = 1.5, workers: int = 2, uhd_share: float = 0.0,
-                player_share: float = 0.0, log=print):
+                player_share: float = 0.0, payout_share: float = 0.0, log=print):
     """(strips (N, R, W, 6) uint8, slot labels (N, SLOTS) int64, aligned (N,) float32, px per chip (N,)).
 
     ``frames`` rendered frames in chunks of 25, each chunk seeded from ``seed``, over ``workers`` processes;
     ``uhd_share`` of them at 3840 x 2160 (the same table cover, so twice the pixels per chip: 4K cameras);
-    ``player_share`` of stacks stacked as players stack a wager (:func:`chip_scene`).
+    ``player_share`` of stacks stacked as players stack a wager and ``payout_share`` as a dealer stacks a payout
+    (:func:`chip_scene`).
     """
     import multiprocessing as mp
 
-    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc, uhd_share, player_share)
+    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc, uhd_share, player_share, payout_share)
               for k in range(0, frames, 25)]
     t0 = time.time()
     out = []
@@ -414,12 +442,13 @@ class ChipSideRun:
     uhd_share: float = 0.0
     player_share: float = 0.0
     init: str = ""
+    payout_share: float = 0.0
     init_net: int = 0
     thin_repeat: int = 0
 
 
 def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0, min_ppc: float = 2.0,
-                    uhd_share: float = 0.0, player_share: float = 0.0, log=print) -> dict:
+                    uhd_share: float = 0.0, player_share: float = 0.0, payout_share: float = 0.0, log=print) -> dict:
     """Read freshly rendered stacks as the runtime does (base searched from a guess ``spot_sd_mm`` off).
 
     ``uhd_share``: the share of frames rendered at 3840 x 2160 (see :func:`make_strips`); ``player_share``: the share
@@ -433,7 +462,8 @@ def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0
     rng = np.random.default_rng(seed)
     out = {"stacks": 0, "exact": 0, "wrong": 0, "abstained": 0}
     for _ in range(frames):
-        res, camera, truth = chip_scene(rng, *_frame_size(rng, uhd_share), player_share=player_share)
+        res, camera, truth = chip_scene(rng, *_frame_size(rng, uhd_share), player_share=player_share,
+                                        payout_share=payout_share)
         for base, layers in truth:
             if chip_geometry(camera, base)[0] < min_ppc:
                 continue
@@ -449,7 +479,7 @@ def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0
 def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, seed: int = 0, epochs: int = 20,
                     threads: int | None = None, init: Path | None = None, lr: float = 3e-3, uhd_share: float = 0.0,
                     player_share: float = 0.0, init_net: int = 0, thin_repeat: int = 0,
-                    log=print) -> tuple[Path, ChipSideRun]:
+                    payout_share: float = 0.0, log=print) -> tuple[Path, ChipSideRun]:
     """Render stacks, train the slot and alignment heads, export ``chip_side.onnx`` (denominations in its metadata).
 
     ``init``: a ``chip_side.pt`` of an earlier run to start from, or a committed chip-side ``.onnx`` (its net
@@ -458,7 +488,8 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     ``thin_repeat``: strips whose side shows under :data:`THIN_BAND_PX` px per chip are trained this many times
     more per epoch (thin sides, where the reader abstains most: overhead spots of a 4K camera);
     ``uhd_share``: the share of training, validation and evaluation frames rendered at 3840 x 2160;
-    ``player_share``: the share of their stacks stacked as players stack a wager (:func:`chip_scene`)."""
+    ``player_share``, ``payout_share``: the shares of their stacks stacked as players stack a wager and as a dealer
+    stacks a payout (:func:`chip_scene`)."""
     import os
 
     import torch
@@ -484,8 +515,10 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
         net.load_state_dict(state)
         frozen_bn = _folded(state)
     t0 = time.time()
-    x, y, al, ppc = make_strips(frames, seed, uhd_share=uhd_share, player_share=player_share, log=log)
-    vx, vy, val, _ = make_strips(val_frames, seed + 1000, uhd_share=uhd_share, player_share=player_share, log=log)
+    x, y, al, ppc = make_strips(frames, seed, uhd_share=uhd_share, player_share=player_share,
+                                payout_share=payout_share, log=log)
+    vx, vy, val, _ = make_strips(val_frames, seed + 1000, uhd_share=uhd_share, player_share=player_share,
+                                 payout_share=payout_share, log=log)
     log(f"{len(x)} training strips, {len(vx)} validation strips, {time.time() - t0:.0f}s")
     if thin_repeat:
         thin = np.flatnonzero(ppc < THIN_BAND_PX)
@@ -535,11 +568,13 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out_dir / "chip_side.pt")
     path = export_chip_side(net, out_dir / "chip_side.onnx", denominations)
-    ev = evaluate_reader(path, val_frames, seed + 2000, uhd_share=uhd_share, player_share=player_share, log=log)
+    ev = evaluate_reader(path, val_frames, seed + 2000, uhd_share=uhd_share, player_share=player_share,
+                         payout_share=payout_share, log=log)
     n = max(ev["stacks"], 1)
     run = ChipSideRun(frames, val_frames, seed, epochs, int(len(x)), round(time.time() - t0, 1), round(slot_acc, 4),
                       round(aligned_acc, 4), ev["stacks"], round(ev["exact"] / n, 4), round(ev["wrong"] / n, 4),
-                      round(ev["abstained"] / n, 4), uhd_share, player_share, str(init or ""), init_net, thin_repeat)
+                      round(ev["abstained"] / n, 4), uhd_share, player_share, str(init or ""), init_net, thin_repeat,
+                      payout_share)
     (out_dir / "chip_side.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"chip side done: {json.dumps(asdict(run))}")
     return path, run

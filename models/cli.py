@@ -197,6 +197,9 @@ def register(app: typer.Typer) -> None:
         player_share: float = typer.Option(0.0, "--player-share", min=0.0, max=1.0,
                                            help="Share of stacks stacked as players stack a wager (a usual amount, "
                                                 "big chips at the bottom) instead of random layers."),
+        payout_share: float = typer.Option(0.0, "--payout-share", min=0.0, max=1.0,
+                                           help="Share of stacks stacked as a dealer stacks a side-bet payout (an "
+                                                "odd amount, small chips on top), before --player-share's."),
     ) -> None:
         """The chip-side model: stacks counted and valued from their side (front and back arcs, base searched)."""
         _need_train_extra()
@@ -206,7 +209,8 @@ def register(app: typer.Typer) -> None:
 
         path, run = train_chip_side(out, frames=frames, val_frames=val_frames, seed=seed, epochs=epochs,
                                     threads=threads, init=init, lr=lr, uhd_share=uhd_share,
-                                    player_share=player_share, init_net=init_net, thin_repeat=thin_repeat,
+                                    player_share=player_share, payout_share=payout_share, init_net=init_net,
+                                    thin_repeat=thin_repeat,
                                     log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), **asdict(run)}))
 

@@ -112,3 +112,17 @@ def test_the_readings_a_review_keeps_give_the_same_report_when_replayed(reviewed
     strip = lambda rs: [{k: v for k, v in r.items() if k != "alerts"} | {"alerts": [(a["type"], a["seat"], a["t_s"])
                         for a in r["alerts"]]} for r in rs]  # noqa: E731
     assert strip(again["rounds"]) == strip(report["rounds"])
+
+
+def test_each_alert_keeps_its_own_evidence_file_name():
+    from vision.rounds import Alert
+
+    sink = object.__new__(ReviewSink)  # the name depends on the alert alone
+    main = Alert(type="unreadable", seat=4, t_s=4.0, frame=40, wager="main", round_index=0)
+    mtd = Alert(type="unreadable", seat=4, t_s=4.0, frame=40, wager="mtd", round_index=0)
+    paid = Alert(type="mtd_underpaid", seat=3, t_s=12.3, frame=369, wager="mtd", round_index=0)
+    spot = Alert(type="unreadable", seat=3, t_s=4.0, frame=40, wager="main", round_index=-1)
+    again = Alert(type="unreadable", seat=3, t_s=33.9, frame=339, wager="mtd", round_index=-1)
+    stems = [sink.evidence_stem(a) for a in (main, mtd, paid, spot, again)]
+    assert stems[2] == "r0-mtd_underpaid-s3"  # as the contracts' example names it
+    assert len(set(stems)) == 5

@@ -164,8 +164,18 @@ class ReviewSink:
             self._evidence(alert, frame)
 
     def evidence_stem(self, alert: Alert) -> str:
-        """The file name (without extension) of an alert's evidence image and clip."""
-        return f"r{alert.round_index}-{alert.type}-s{alert.seat}"
+        """The file name (without extension) of an alert's evidence image and clip: ``r0-mtd_underpaid-s3``.
+
+        The wager is added where the type does not name it (``r0-unreadable-s4-mtd``: a seat's main and
+        match-the-dealer wagers may both be unreadable in one round), and the frame to an alert of the table
+        (``r-1-unreadable-s3-main-f40``), which can come again for the same seat, so no evidence overwrites another's.
+        """
+        stem = f"r{alert.round_index}-{alert.type}-s{alert.seat}"
+        if alert.wager and not alert.type.startswith(f"{alert.wager}_"):
+            stem += f"-{alert.wager}"
+        if alert.round_index < 0:
+            stem += f"-f{alert.frame}"
+        return stem
 
     def _evidence(self, alert: Alert, now: Frame) -> None:
         stem = self.evidence_stem(alert)
