@@ -442,9 +442,9 @@ class ChipSideRun:
     uhd_share: float = 0.0
     player_share: float = 0.0
     init: str = ""
-    payout_share: float = 0.0
     init_net: int = 0
     thin_repeat: int = 0
+    payout_share: float = 0.0
 
 
 def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0, min_ppc: float = 2.0,

@@ -1,6 +1,6 @@
 """Read rendered payout stacks (chips off the betting spots) with the whole detection, as a review does.
 
-    python scripts/payout_stacks_eval.py --frames 60 --seed 9100 [--size 3840x2160] [--json]
+    python scripts/payout_stacks_eval.py --frames 60 --seed 9100 [--size 3840x2160] [--chip-side M.onnx] [--json]
 
 Each frame is a round video's table (`datasets.rounds.sample_camera`, tilt 15-35 degrees, `video_style`) with
 a wager on every spot of the seats in view and, on 1-3 of each seat's three payout places
@@ -125,10 +125,14 @@ def main(argv=None) -> dict:
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--seed", type=int, default=9100)
     ap.add_argument("--size", default="1920x1080")
+    ap.add_argument("--chip-side", default=None, help="chip-side model (default: the committed one)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     w, h = (int(v) for v in a.size.lower().split("x"))
-    result = evaluate(a.frames, a.seed, w, h)
+    from vision.detector import FrameReader
+
+    reader = FrameReader(chip_side=a.chip_side) if a.chip_side else None
+    result = evaluate(a.frames, a.seed, w, h, reader=reader)
     for name, t in result["bands"].items():
         print(f"{name:>6} px/chip: {t}")
     print("total", result["total"], "wrong", result["wrong"])
