@@ -29,11 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
-    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
-    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
+    """IoU of two (4,) xyxy boxes (:func:`vision.evaluate._iou`, the one ``eval detect`` matches chips by)."""
+    from vision.evaluate import _iou as iou_matrix
+
+    return float(iou_matrix(np.asarray(a, np.float64)[None], np.asarray(b, np.float64)[None])[0, 0])
 
 
 def payout_scene(seed: int, width: int, height: int):

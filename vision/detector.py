@@ -537,23 +537,20 @@ def _stack_base(table, xyxy: np.ndarray, square: np.ndarray | None, Hinv: np.nda
         xyxy: (4,) image px, the stack's box; square: (4, 2) image px, the square on that box in its zone crop
             (``index_square``), or None (tiles); Hinv: (3, 3) image px -> layout mm.
         crop_box: (4, 2) image px, the box's own corners in its zone crop (``crop_box``), round the stack's
-            silhouette; None: the square's (which has lost the box's shape).
+            silhouette; None (tiles): an off-spot base stays at the box's centre.
     """
     if square is not None:
-        corners = cv2.perspectiveTransform(np.asarray(square, np.float64)[None], Hinv)[0]
-        p = corners.mean(0)
-        if crop_box is not None:
-            corners = cv2.perspectiveTransform(np.asarray(crop_box, np.float64)[None], Hinv)[0]
+        centre = np.asarray(square, np.float64).mean(0)
     else:
         x1, y1, x2, y2 = xyxy
         centre = np.array([(x1 + x2) / 2, y2 - (x2 - x1) / 2])  # a chip radius above the box's bottom edge
-        p = cv2.perspectiveTransform(np.array([[centre]], np.float64), Hinv)[0, 0]
-        corners = None
+    p = cv2.perspectiveTransform(np.array([[centre]], np.float64), Hinv)[0, 0]
     base = (float(p[0]), float(p[1]))
     spot = _spot_of(table.layout, base)
     if spot is not None:
         return (float(spot.circle.center[0]), float(spot.circle.center[1])), spot.name
-    if corners is not None and getattr(table, "camera", None) is not None:
+    if crop_box is not None and getattr(table, "camera", None) is not None:
+        corners = cv2.perspectiveTransform(np.asarray(crop_box, np.float64)[None], Hinv)[0]
         base = _silhouette_base(corners, table.camera)
     return base, None
 

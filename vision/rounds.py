@@ -36,7 +36,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -382,8 +382,6 @@ class RoundEngine:
     def step(self, frame: int, t_s: float, changes: list[ZoneChange], utc: datetime | None = None) -> list[Event]:
         """Take the changes the tracker confirmed at this frame; returns the events decided so far."""
         if utc is not None and self._utc0 is None:
-            from datetime import timedelta
-
             self._utc0 = utc - timedelta(seconds=t_s)
         self._now_frame, self._now_t = frame, t_s
         for ch in changes:
@@ -1706,19 +1704,19 @@ class RoundEngine:
     def _table_alert(self, kind: str, seat, ch: ZoneChange, expected=None, observed=None, wager: str | None = None,
                      message: str = "") -> list[Event]:
         """An alert of the table, outside any round (:attr:`table_alerts`, ``round_index`` -1), raised now."""
-        utc = None
-        if self._utc0 is not None:
-            from datetime import timedelta
-
-            utc = self._utc0 + timedelta(seconds=ch.t_s)
         alert = Alert(type=kind, seat=seat, t_s=ch.t_s, frame=ch.frame, expected=expected, observed=observed,
                       wager=wager, message=message, raised_t_s=max(self._now_t, ch.t_s),
-                      raised_frame=max(self._now_frame, ch.frame), round_index=-1, utc=utc)
-        frame, t_s = ch.frame, ch.t_s
+                      raised_frame=max(self._now_frame, ch.frame), round_index=-1, utc=self._utc_at(ch.t_s))
         self.table_alerts.append(alert)
         if self.keep_rounds is not None and len(self.table_alerts) > 10 * self.keep_rounds:
             del self.table_alerts[: len(self.table_alerts) - 10 * self.keep_rounds]  # a long outage, live
-        return [Event("alert", t_s, frame, -1, {"alert": alert})]
+        return [Event("alert", ch.t_s, ch.frame, -1, {"alert": alert})]
+
+    def _utc_at(self, t_s: float) -> datetime | None:
+        """Wall-clock UTC of video time ``t_s`` where the source gives it, else None."""
+        if self._utc0 is None:
+            return None
+        return self._utc0 + timedelta(seconds=t_s)
 
     def _frame_at(self, t_s: float) -> int:
         return max(0, int(round(t_s * self.fps)))
@@ -1727,16 +1725,12 @@ class RoundEngine:
                wager: str | None = None, rule: str = "", message: str = "", cards: list[str] | None = None) -> list[Event]:
         if any(a.type == kind and a.seat == seat and a.wager == wager for a in r.alerts):
             return []
-        utc = None
-        if self._utc0 is not None:
-            from datetime import timedelta
-
-            utc = self._utc0 + timedelta(seconds=ch.t_s)
         s = r.seats.get(seat) if isinstance(seat, int) else None
         alert = Alert(type=kind, seat=seat, t_s=ch.t_s, frame=ch.frame, expected=expected, observed=observed,
                       wager=wager, rule=rule, message=message,
                       cards=cards if cards is not None else (s.first_two if s else []),
-                      raised_t_s=self._now_t, raised_frame=self._now_frame, round_index=r.index, utc=utc)
+                      raised_t_s=self._now_t, raised_frame=self._now_frame, round_index=r.index,
+                      utc=self._utc_at(ch.t_s))
         r.alerts.append(alert)
         return [Event("alert", ch.t_s, ch.frame, r.index, {"alert": alert})]
 

@@ -80,7 +80,7 @@ class VideoScore:
     seat_cards_right: int = 0    # of those, first two cards right (as a hand)
     seat_wagers_right: int = 0   # of those, every wager's amount right
     delays: list = field(default_factory=list)  # (type, s): alert raised minus the truth's decidable moment
-    table_alerts: list = field(default_factory=list)  # (type, seat, wager) of the report's alerts outside any round
+    table_alerts: int = 0        # the report's alerts outside any round
 
     @property
     def hits(self) -> int:
@@ -128,7 +128,7 @@ def score_video(truth: dict, report: dict, video_id: str = "") -> VideoScore:
             score.rounds_right += 1
     # alerts of the table (a camera moved; a betting spot too flat to count, said once): the truth has none, and
     # they are no round's, so they are counted apart from the (round, type, seat) precision
-    score.table_alerts = [(a["type"], a.get("seat"), a.get("wager")) for a in report.get("alerts", [])]
+    score.table_alerts = len(report.get("alerts", []))
     # alerts reported in rounds the truth does not have
     paired = {g["index"] for _, g in pair_rounds(truth["rounds"], report["rounds"]) if g is not None}
     for g in report["rounds"]:
@@ -169,7 +169,7 @@ def summarise(scores: list[VideoScore]) -> dict:
             "fault_precision": _share(len({a for a in hit if a[2] != "unreadable"}),
                                       len({a for a in got if a[2] != "unreadable"})),
             "unreadable_reported": len({a for a in got if a[2] == "unreadable"}),
-            "table_alerts": sum(len(s.table_alerts) for s in scores),
+            "table_alerts": sum(s.table_alerts for s in scores),
             "alert_delay_s": ({"median": round(sorted(delays)[len(delays) // 2], 3), "max": max(delays),
                                "over_1s": sum(d > 1.0 for d in delays), "n": len(delays)} if delays else None),
             "by_type": dict(sorted(by_type.items())),
