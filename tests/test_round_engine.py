@@ -237,12 +237,20 @@ def test_a_wager_valued_late_is_checked_against_the_table_limit():
 
 
 def test_a_wager_still_unvalued_a_second_after_the_first_card_is_unreadable_from_then():
+    """Its limits went unchecked when they applied; the main wager, its stack on the spot all along, is what it is
+    read as later in the deal (what pinching is judged against)."""
     t = Table().chips_to("seat3.main", None).card("seat3.cards", "KH")
     first = t.t
     t.at_once(1.5, ("seat3.main", 40)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
     [alert] = [a for r in t.engine.rounds for a in r.alerts if a.type == "unreadable"]
     assert (alert.seat, alert.wager, alert.t_s) == (3, "main", first + 1.0)
-    assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": None}
+    assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": 40}
+
+
+def test_a_side_bet_still_unvalued_a_second_after_the_first_card_stays_unvalued():
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", None).card("seat3.cards", "KH")
+    t.at_once(1.5, ("seat3.mtd", 5)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": 25, "mtd": None}
 
 
 def test_an_unvalued_wager_hidden_by_the_dealing_hand_then_valued_is_not_pinched():
@@ -556,6 +564,73 @@ def test_a_card_tucked_under_the_bonus_wager_reads_a_second_card_recorded_unread
     t.deal(("seat3.cards", "AD"), ("dealer.cards", "KS"), ("seat3.cards", "unreadable"), ("dealer.cards", "BACK"))
     t.card("seat3.bonus", "AD").card("seat3.bonus", "KC")
     assert sorted(t.engine.rounds[0].seats[3].first_two) == ["AD", "KC"]
+
+
+def test_a_second_card_first_seen_tucked_under_the_bonus_wager_keeps_the_deal_in_order_2_6_2_20():
+    """4K seed 7156 r1: seat 5's AC was seen too briefly on the spot before it and the JC went under the bonus
+    wager; seat 2's hit later is not a card out of turn, and the hit before the match-the-dealer settlement is."""
+    t = Table().chips_to("seat2.main", 25).chips_to("seat2.mtd", 5).chips_to("seat5.main", 10)
+    t.chips_to("seat5.bonus", 1)
+    t.deal(("seat2.cards", "QD"), ("seat5.cards", "JC"), ("dealer.cards", "JS"), ("seat2.cards", "5C"))
+    t.card("seat5.cards", "JC", "card_left").card("seat5.bonus", "JC").card("seat5.bonus", "AC")
+    assert t.engine.rounds[0].seats[5].dealt[:2] == ["JC", "AC"]
+    t.deal(("seat2.cards", "8H"))
+    t.chips_to("seat2.mtd", 0)
+    kinds = [a[:2] for a in t.alerts]
+    assert ("dealing_order", 2) not in kinds and ("mtd_settled_late", 2) in kinds
+
+
+def test_a_bonus_wager_read_anew_over_the_winners_tucked_cards_is_not_past_posting_2_20_f():
+    """4K seed 7162 r1: a $1 bonus wager set back on the winner's AD JD read $26 (the cards' edges under it)."""
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 1)
+    t.deal(("seat3.cards", "AD"), ("dealer.cards", "9S"), ("seat3.cards", "JD"), ("dealer.cards", "BACK"))
+    t.card("seat3.cards", "AD", "card_left").card("seat3.bonus", "AD").card("seat3.bonus", "JD")
+    t.chips_to("seat3.bonus", 26)
+    assert t.alerts == []
+
+
+def test_chips_added_to_a_bonus_wager_with_no_cards_under_it_are_past_posting_2_20():
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 1)
+    t.deal(("seat3.cards", "AD"), ("dealer.cards", "9S"), ("seat3.cards", "JD"), ("dealer.cards", "BACK"))
+    t.chips_to("seat3.bonus", 26)
+    assert ("past_posting", 3, 1, 26) in t.alerts
+
+
+def test_switch_hands_second_face_down_cards_seen_squared_show_the_first_pass_out_of_order_2b_6_d():
+    """4K seed 7169 r2: seat 6 got the first card; with each seat's second face-down card seen as its first one
+    stepping, seat 3's first card is not taken for its second."""
+    t = Table(SH).chips_to("seat3.main", 40).chips_to("seat6.main", 60)
+    t.deal(("seat6.cards", "BACK"), ("seat3.cards", "BACK"))
+    t.card("seat3.cards", "BACK", "card_squared").card("seat6.cards", "BACK", "card_squared")
+    assert [a[:2] for a in t.alerts] == [("dealing_order", 6)]
+    alert = t.engine.rounds[0].alerts[0]
+    assert (alert.expected, alert.observed, alert.t_s) == (3, 6, 3.0)  # at seat 6's card, not when it was known
+
+
+def test_switch_hands_face_down_passes_in_order_seen_squared_raise_nothing_2b_6_d():
+    t = Table(SH).chips_to("seat3.main", 40).chips_to("seat6.main", 60)
+    t.deal(("seat3.cards", "BACK"), ("seat6.cards", "BACK"))
+    t.card("seat3.cards", "BACK", "card_squared").card("seat6.cards", "BACK", "card_squared")
+    t.deal(("seat3.cards", "5H"), ("seat6.cards", "4H"), ("dealer.cards", "3H"), ("seat3.cards", "5S"),
+           ("seat6.cards", "6D"), ("dealer.cards", "BACK"))
+    assert t.alerts == []
+    assert t.engine.rounds[0].seats[3].dealt[:2] == ["BACK", "BACK"]
+
+
+def test_a_main_wager_first_valued_later_in_the_deal_and_then_cut_is_pinching_2_3():
+    """4K seed 7167 r2: a $50 main wager on its spot all along, valued only 3 s after the first card, cut to $20."""
+    t = Table().chips_to("seat3.main", None)
+    t.deal(("seat3.cards", "9D"), ("dealer.cards", "2D"), ("seat3.cards", "9C"))
+    t.chips_to("seat3.main", 50).chips_to("seat3.main", 20)
+    assert t.engine.rounds[0].seats[3].wagers["main"] == 50
+    assert ("pinching", 3, 50, 20) in t.alerts
+
+
+def test_a_main_wager_back_on_its_spot_after_it_was_gone_is_not_valued_late_2_3():
+    t = Table().chips_to("seat3.main", None)
+    t.deal(("seat3.cards", "9D"), ("dealer.cards", "2D"))
+    t.chips_to("seat3.main", 0).chips_to("seat3.main", 50)
+    assert "main" not in t.engine.rounds[0].seats[3].wagers
 
 
 SWITCH = TableProfile(game="switch_hands", decks=6)  # a burn card after a new shoe (2B.6(c))

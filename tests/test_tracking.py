@@ -152,7 +152,20 @@ def test_an_index_of_the_other_colour_on_a_cards_face_is_the_next_card_dealt_ove
 
 def test_a_face_down_card_partly_covered_by_a_card_dealt_over_it_stays_one_card():
     """Its box centre, the visible part's, moves 13 mm when the face-up card lands over it (Switch Hands)."""
-    frames = [(["BACK"], [[(1170.0, 589.0)]])] * 6 + [(["BACK"], [[(1175.0, 601.0)]])] * 10
+    frames = [(["BACK"], [[(1170.0, 589.0)]])] * 6 + [(["BACK", "5H"], [[(1175.0, 601.0)], [(1175.0, 497.0)]])] * 10
+    assert feed(frames) == [("card_arrived", "BACK"), ("card_arrived", "5H")]
+
+
+def test_a_second_face_down_card_squared_on_the_first_is_seen_as_its_step_2b_6_d():
+    """4K seed 7169 r2: the box centre of seat 3's only card, face down, stepped 12 mm a pass after it was dealt
+    and stayed there: Switch Hands' second face-down card laid on the first."""
+    frames = [(["BACK"], [[(1177.0, 585.0)]])] * 6 + [(["BACK"], [[(1173.0, 596.0)]])] * 6
+    assert feed(frames) == [("card_arrived", "BACK"), ("card_squared", "BACK")]
+
+
+def test_a_face_down_card_that_flickers_in_place_is_not_a_second_card():
+    frames = ([(["BACK"], [[(1177.0, 585.0)]])] * 6 + [(["BACK"], [[(1173.0, 596.0)]])]
+              + [(["BACK"], [[(1177.0, 585.0)]])] * 6)
     assert feed(frames) == [("card_arrived", "BACK")]
 
 

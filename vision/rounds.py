@@ -454,6 +454,8 @@ class RoundEngine:
             if kind == "payout" and isinstance(owner, int):
                 return self._payout_change(ch, owner, before)
             return []
+        if ch.kind == "card_squared":
+            return self._card_squared(ch, owner, kind)
         labels = self._cards.setdefault(ch.zone, [])
         stray = self._stray.setdefault(ch.zone, [])
         if ch.kind == "card_relabelled":
@@ -647,6 +649,11 @@ class RoundEngine:
             return events + self._settled_by_collection(r, s, kind, ch)
         if settled:
             return events
+        if kind == "bonus" and after and self._bonus_unpaid(s) and self._cards_tucked_under(ch):
+            # the winner's cards tucked under the wager (2.20(f)) lift its stack and show their edges under it:
+            # the chips read differently, none were added or taken (4K seed 7162 r1: a $1 wager read $26 over an
+            # AD and a JD, a false past-posting); what the wager was at the first card is what it is paid on
+            return events
         if after > wager:
             events += self._past_posting(r, seat, kind, ch, wager, after)
         elif after < wager:
@@ -655,6 +662,14 @@ class RoundEngine:
                                   message=f"chips taken from seat {seat}'s {kind} wager before it was settled: "
                                           f"${money_json(_money(wager))} -> ${money_json(_money(after))}")
         return events
+
+    def _cards_tucked_under(self, ch: ZoneChange) -> bool:
+        """Whether cards lie in the wager zone of the chip change ``ch`` (a bonus winner's, tucked under it), or are
+        seen arriving there within :data:`TRANSIT_S` of it (still held in the queue)."""
+        if self._cards.get(ch.zone):
+            return True
+        return any(c.kind == "card_arrived" and c.zone == ch.zone and abs(c.t_s - ch.t_s) <= TRANSIT_S
+                   for _, _, c in self._queue)
 
     def _stack_taken_near(self, ch: ZoneChange) -> bool:
         """Whether another wager stack went within :data:`TRANSIT_S` of the change ``ch`` (seen, or still held in
@@ -702,6 +717,14 @@ class RoundEngine:
         if ch.after and ch.zone in r.unvalued_at_first and r.sidebets_due_s is None \
                 and ch.t_s - r.first_card_s <= LATE_VALUE_S:
             return self._valued_late(r, s, kind, ch)
+        if ch.after and kind == "main" and ch.before is None and r.hole_revealed_s is None \
+                and kind not in s.settled_t and ch.zone not in r.hidden_wagers \
+                and not any((d[0], d[1]) == (s.seat, kind) for d in r.pending_drops):
+            # the main wager first valued later in the deal, its stack on the spot all along: what it holds is what
+            # was wagered, and taking chips from it before the hand is settled is pinching (4K seed 7167 r2: a $50
+            # wager valued 3 s into a Switch Hands deal, then cut to $20). It was `unreadable` at the first card,
+            # and stays so in the alerts: its limits were not checked when they applied
+            return self._valued_late(r, s, kind, ch)
         if ch.after:
             r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (s.seat, kind)]
             return []
@@ -714,9 +737,10 @@ class RoundEngine:
         return []
 
     def _valued_late(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
-        """A wager unvalued at the first card, read ``ch.after`` dollars within :data:`LATE_VALUE_S`: it is the
-        seat's wager, checked against the limits as at the first card (13:69F-2.23(c), 19.6(b), 2.20(a))."""
-        del r.unvalued_at_first[ch.zone]
+        """A wager unvalued at the first card, read ``ch.after`` dollars within :data:`LATE_VALUE_S` (a main wager:
+        at any time before the hole card is turned, its stack on the spot all along): it is the seat's wager, checked
+        against the limits as at the first card (13:69F-2.23(c), 19.6(b), 2.20(a))."""
+        r.unvalued_at_first.pop(ch.zone, None)
         s.unvalued.discard(kind)
         s.wagers[kind] = ch.after
         # the stack is back: an emptied reading before was a hand over it, not a collection
@@ -1367,7 +1391,11 @@ class RoundEngine:
             if v is not None:
                 who = v.recipient if v.recipient != "burn" else None
                 exp = v.expected.recipient if v.expected is not None else None
-                events += self._alert(r, "dealing_order", who, ch, expected=exp, observed=v.recipient,
+                at = ch
+                if v.step < len(r.deal) - 1:
+                    # a card seen now shows an earlier one out of its turn: the evidence is that card's moment
+                    at = replace(ch, t_s=r.deal[v.step][2], frame=self._frame_at(r.deal[v.step][2]))
+                events += self._alert(r, "dealing_order", who, at, expected=exp, observed=v.recipient,
                                       rule=v.rule, message=v.message)
         return events + self._deal_progress(r, ch)
 
@@ -1389,6 +1417,20 @@ class RoundEngine:
             rec.dealt_at.append(None)
             r.deal.append((DealEvent(seat, True), label, t))
 
+    def _card_squared(self, ch: ZoneChange, owner, kind: str) -> list[Event]:
+        """A second face-down card laid square on a player's first (Switch Hands, 13:69F-2B.6(d)), seen as that card
+        stepping in place: a step of the deal, whose order it shows (4K seed 7169 r2: seat 6 dealt first, seat 3's
+        first card then taken for its second, the fault unseen). Only while the seat holds that one face-down card;
+        the zone still shows one card, so nothing else changes."""
+        r = self.current
+        if (r is None or r.phase != "deal" or kind != "cards" or not isinstance(owner, int)
+                or self.profile.effective_deal_order != "switch_hands"):
+            return []
+        s = r.seats.get(owner)
+        if s is None or s.dealt != [BACK]:
+            return []
+        return self._dealt(r, replace(ch, kind="card_arrived"), owner)
+
     def _card_tucked(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
         """A face seen arriving under a seat's bonus wager, where the dealer tucks a bonus winner's two cards until
         the wager is settled (13:69F-2.20): a card of the seat's own, so one it was not seen to be dealt (the
@@ -1401,6 +1443,11 @@ class RoundEngine:
         s.tucked.append(ch.label)
         if ch.label not in s.dealt and UNREADABLE in s.dealt[:2]:
             return self._card_reread(r, owner, UNREADABLE, ch.label)
+        if r.phase == "deal" and ch.label not in s.dealt and _face_up_count(s.dealt) == 1:
+            # the second card tucked with the first before it was believed where it was dealt (4K seed 7156 r1: an
+            # AC seen 0.3 s on the spot, then under the wager): it is dealt by the time it is tucked, so the deal
+            # goes on from here rather than taking the seat's next card (a hit) for a card out of turn
+            return self._dealt(r, replace(ch, zone=f"seat{owner}.cards", position=None), owner)
         return []
 
     def _deal_progress(self, r: RoundRecord, ch: ZoneChange) -> list[Event]:

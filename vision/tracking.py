@@ -54,7 +54,8 @@ class ZoneChange:
 
     Attributes:
         kind: ``card_arrived``, ``card_left``, ``card_relabelled`` (the same card now read as ``label``,
-            read before as ``previous``) or ``chips``.
+            read before as ``previous``), ``card_squared`` (a second face-down card laid square on a zone's only
+            card, face down: :data:`SQUARED_MM`; the zone still shows one card) or ``chips``.
         zone: the zone name (``seat3.cards``).
         frame, t_s: the first analysed frame that showed the change (backdated).
         confirmed_frame, confirmed_t_s: when the change had persisted long enough to be believed.
@@ -89,6 +90,15 @@ MARK_SAME_MM = 6.0
 CORNER_SAME_MM = 8.0
 """A reading this close (mm) to a known corner of a card read elsewhere in the same frame is that corner, however it
 reads (half covered by the next card); the next card's own corner lies 18-25 mm off."""
+
+SQUARED_MM = (7.0, BACK_MATCH_MM)
+SQUARED_STEADY_MM = 2.5
+"""A player's only card, face down and confirmed, whose box centre steps this far (mm) to a new place and stays there
+(within :data:`SQUARED_STEADY_MM` for ``rise_s``) is a second face-down card squared on it: Switch Hands deals each
+player two, the second laid on the first a pass of the deal later (2B.6(d)), and a camera sees one card back. On the
+4K renders the step is 9-29 mm, one pass after the first card. A card dealt face up beside or over it moves its centre
+too (3-13 mm), and is read: while any reading in the zone is not a card back, no step counts. The second card is not always laid square at once (4K seed 7167: 29 mm off,
+then 11 mm back a frame later), so a step is timed from where it came to rest."""
 
 ART_FACES = 3
 ART_SHARE = 0.2
@@ -169,6 +179,10 @@ class _Track:
     missing: tuple[int, float] | None = None  # (frame, t) first analysed frame without it
     presence: float = 0.5
     clear_face: str | None = None  # covered: the face read in the clear before another card was laid over it
+    rest: tuple[float, float] | None = None  # face down and confirmed: where its box centre lay still
+    step: tuple | None = None  # ((x, y) mm, frame, t_s, still since t_s): where its centre stepped to, and when
+    squared: int = 0  # face-down cards seen laid square on it
+    last_p: tuple[float, float] | None = None  # where it was read last (mm), unsmoothed
 
     @property
     def covered(self) -> bool:
@@ -591,6 +605,15 @@ class ZoneTracker:
                 continue
             tr.missing = None
             label = tr.label()
+            if tr.reported == "BACK" and label == "BACK" and not tr.squared and any(
+                    lab != "BACK" for lab in labels):
+                tr.step = None  # a card face up beside or over it (it moves its centre, and is a card of its own)
+            elif tr.reported == "BACK" and label == "BACK" and not tr.squared and not any(
+                    o is not tr and o.reported is not None for o in tracks):  # (a card in the hand passing over: not yet one)
+                step = self._squared_step(tr, frame, t_s)
+                if step is not None:
+                    out.append(ZoneChange("card_squared", zone, step[1], step[2], frame, t_s, label="BACK",
+                                          position=step[0]))
             if tr.reported is None:
                 ready = t_s - tr.t_s + 1e-9 >= self.rise_s and tr.seen >= 2 and tr.presence >= PRESENCE_TO_CONFIRM
                 if ready and (label != "unreadable" or t_s - tr.t_s + 1e-9 >= UNREADABLE_WAIT_S):
@@ -617,6 +640,32 @@ class ZoneTracker:
         if now != state.cards:
             state.cards, state.since_t_s = now, t_s
         return out
+
+    def _squared_step(self, tr: _Track, frame: int, t_s: float) -> tuple[tuple[float, float], int, float] | None:
+        """Follow where a zone's only card, face down and confirmed, lies: ``(place, frame, t_s)`` of the step its
+        box centre took when a second face-down card was laid square on it (:data:`SQUARED_MM`), once the new
+        place has held for ``rise_s``; else None."""
+        p = tr.last_p
+        if p is None:
+            return None
+        if tr.rest is None:
+            tr.rest = p
+            return None
+        off = math.dist(p, tr.rest)
+        if tr.step is not None and math.dist(p, tr.step[0]) <= SQUARED_STEADY_MM:
+            place, f0, t0, still_since = tr.step
+            if t_s - still_since + 1e-9 < self.rise_s:
+                return None
+            tr.squared, tr.rest, tr.step = tr.squared + 1, place, None
+            return place, f0, t0
+        if off < SQUARED_MM[0]:
+            tr.step = None  # where it lay (a hand's shadow shifted its box for a frame)
+        elif off <= SQUARED_MM[1]:
+            # stepped (the step's time kept while the second card settles; its new place timed from now)
+            tr.step = (p, frame, t_s, t_s) if tr.step is None else (p, tr.step[1], tr.step[2], t_s)
+        else:
+            tr.rest, tr.step = p, None  # slid along the layout: a new place to lie
+        return None
 
     def _remember_set_aside(self, zone: str, point, t_s: float) -> None:
         """Keep where a reading was set aside as print on a card's face, and since when (forgotten after
@@ -693,6 +742,7 @@ class ZoneTracker:
         tr.recent[kind] += 1.0
         cls._vote(tr, label, marks)
         tr.pos = (0.5 * tr.pos[0] + 0.5 * float(p[0]), 0.5 * tr.pos[1] + 0.5 * float(p[1]))
+        tr.last_p = (float(p[0]), float(p[1]))
         if tr.seen:  # a new track starts at 0.5
             tr.presence = PRESENCE_DECAY * tr.presence + (1 - PRESENCE_DECAY)
         tr.last_t = t_s
