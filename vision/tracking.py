@@ -97,8 +97,9 @@ SQUARED_STEADY_MM = 2.5
 (within :data:`SQUARED_STEADY_MM` for ``rise_s``) is a second face-down card squared on it: Switch Hands deals each
 player two, the second laid on the first a pass of the deal later (2B.6(d)), and a camera sees one card back. On the
 4K renders the step is 9-29 mm, one pass after the first card. A card dealt face up beside or over it moves its centre
-too (3-13 mm), and is read: while any reading in the zone is not a card back, no step counts. The second card is not always laid square at once (4K seed 7167: 29 mm off,
-then 11 mm back a frame later), so a step is timed from where it came to rest."""
+too (3-13 mm), and is read: while any reading in the zone is not a card back, no step counts. The second card is not
+always laid square at once (4K seed 7167: 29 mm off, then 11 mm back a frame later), so a step is timed from where it
+came to rest."""
 
 ART_FACES = 3
 ART_SHARE = 0.2
@@ -181,7 +182,7 @@ class _Track:
     clear_face: str | None = None  # covered: the face read in the clear before another card was laid over it
     rest: tuple[float, float] | None = None  # face down and confirmed: where its box centre lay still
     step: tuple | None = None  # ((x, y) mm, frame, t_s, still since t_s): where its centre stepped to, and when
-    squared: int = 0  # face-down cards seen laid square on it
+    squared: bool = False  # a second face-down card seen laid square on it
     last_p: tuple[float, float] | None = None  # where it was read last (mm), unsmoothed
 
     @property
@@ -605,15 +606,15 @@ class ZoneTracker:
                 continue
             tr.missing = None
             label = tr.label()
-            if tr.reported == "BACK" and label == "BACK" and not tr.squared and any(
-                    lab != "BACK" for lab in labels):
-                tr.step = None  # a card face up beside or over it (it moves its centre, and is a card of its own)
-            elif tr.reported == "BACK" and label == "BACK" and not tr.squared and not any(
-                    o is not tr and o.reported is not None for o in tracks):  # (a card in the hand passing over: not yet one)
-                step = self._squared_step(tr, frame, t_s)
-                if step is not None:
-                    out.append(ZoneChange("card_squared", zone, step[1], step[2], frame, t_s, label="BACK",
-                                          position=step[0]))
+            if tr.reported == label == "BACK" and not tr.squared:
+                if any(lab != "BACK" for lab in labels):
+                    tr.step = None  # a card face up beside or over it (it moves its centre, and is a card of its own)
+                elif not any(o is not tr and o.reported is not None for o in tracks):
+                    # (another card seen here but not yet confirmed: the next one, still in the dealer's hand)
+                    step = self._squared_step(tr, frame, t_s)
+                    if step is not None:
+                        out.append(ZoneChange("card_squared", zone, step[1], step[2], frame, t_s, label="BACK",
+                                              position=step[0]))
             if tr.reported is None:
                 ready = t_s - tr.t_s + 1e-9 >= self.rise_s and tr.seen >= 2 and tr.presence >= PRESENCE_TO_CONFIRM
                 if ready and (label != "unreadable" or t_s - tr.t_s + 1e-9 >= UNREADABLE_WAIT_S):
@@ -656,7 +657,7 @@ class ZoneTracker:
             place, f0, t0, still_since = tr.step
             if t_s - still_since + 1e-9 < self.rise_s:
                 return None
-            tr.squared, tr.rest, tr.step = tr.squared + 1, place, None
+            tr.squared, tr.rest, tr.step = True, place, None
             return place, f0, t0
         if off < SQUARED_MM[0]:
             tr.step = None  # where it lay (a hand's shadow shifted its box for a frame)
