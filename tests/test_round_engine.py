@@ -115,6 +115,21 @@ def test_chips_added_as_a_stack_is_collected_and_left_there_are_still_past_posti
     assert ("past_posting", 3, 25, 30) in t.alerts
 
 
+def test_a_wager_misread_higher_for_a_moment_as_a_hand_crosses_it_is_no_past_posting():
+    # 4K seed 7174 r1: the dealer's arm over a $30 main wager, read as one $1,000 chip for 0.3 s
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 30).deal(*first)
+         .at_once(1.0, ("seat3.main", 1000)).at_once(0.3, ("seat3.main", 30)).wait(2.0))
+    assert t.alerts == []
+
+
+def test_chips_added_and_taken_back_a_second_later_are_still_past_posting_2_3():
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 30).deal(*first)
+         .at_once(1.0, ("seat3.main", 60)).at_once(1.0, ("seat3.main", 30)).wait(2.0))
+    assert ("past_posting", 3, 30, 60) in t.alerts
+
+
 def test_chips_taken_from_a_wager_before_settlement_are_pinching():
     t = Table().chips_to("seat3.main", 25).deal(("seat3.cards", "5H")).chips_to("seat3.main", 10)
     assert ("pinching", 3, 25, 10) in t.alerts

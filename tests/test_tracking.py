@@ -189,6 +189,23 @@ def test_a_stack_that_cannot_be_valued_hidden_for_a_moment_has_not_gone():
     assert [(c.before, c.after) for c in changes] == [(0, None)]
 
 
+def test_a_stack_misread_higher_for_a_moment_is_read_back_as_quickly_as_it_rose():
+    """A $30 wager read as one $1,000 chip for 0.3 s under the dealer's arm (4K seed 7174 r1): the fall back to
+    $30 undoes a rise begun under fall_s before, so it is confirmed after rise_s, not fall_s."""
+    tracker = ZoneTracker(["seat3.main"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat3.main": 30}] * 5 + [{"seat3.main": 1000}] * 3 + [{"seat3.main": 30}] * 10
+    changes = [(f, c) for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert [(c.before, c.after, c.frame, f) for f, c in changes] == [(0, 30, 0, 2), (30, 1000, 5, 7), (1000, 30, 8, 10)]
+
+
+def test_a_stack_taken_soon_after_it_was_placed_still_waits_fall_s():
+    """Only a fall back to the value before the rise is quick: a wager placed and then gone waits fall_s."""
+    tracker = ZoneTracker(["seat3.main"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat3.main": 30}] * 5 + [{"seat3.main": 10}] * 10
+    changes = [(f, c) for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert [(c.before, c.after, f) for f, c in changes] == [(0, 30, 2), (30, 10, 11)]
+
+
 def test_printed_art_read_once_as_a_card_stays_unreadable():
     """Layout text read unreadable frame after frame, and once as 5H while a card passed over it."""
     frames = [(["unreadable"], [HERE])] * 8 + [(["5H"], [HERE])] + [(["unreadable"], [HERE])] * 20

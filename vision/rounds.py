@@ -630,6 +630,8 @@ class RoundEngine:
         if after > (wager or 0) and (not wager or kind not in s.settled_t) and self._stack_taken_near(ch):
             r.pending_growths.append((seat, kind, ch, wager or 0))  # perhaps a collected stack carried across
             return events
+        if after > (wager or 0) and self._undone_soon(ch):
+            return events  # a misreading while a hand crossed the stack, not chips added
         if not wager:
             if after:
                 events += self._past_posting(r, seat, kind, ch, 0, after)
@@ -670,6 +672,13 @@ class RoundEngine:
             return True
         return any(c.kind == "card_arrived" and c.zone == ch.zone and abs(c.t_s - ch.t_s) <= TRANSIT_S
                    for _, _, c in self._queue)
+
+    def _undone_soon(self, ch: ZoneChange) -> bool:
+        """Whether the chip change ``ch`` is seen undone (the zone back to what it showed before) within
+        :data:`TRANSIT_S`, among the changes still held: the tracker confirms a rise undone so soon as quickly as the
+        rise (:class:`vision.tracking._StableSignal`), so the engine's latency holds both."""
+        return any(q.kind == "chips" and q.zone == ch.zone and q.before == ch.after and q.after == ch.before
+                   and 0 < q.t_s - ch.t_s <= TRANSIT_S for _, _, q in self._queue)
 
     def _stack_taken_near(self, ch: ZoneChange) -> bool:
         """Whether another wager stack went within :data:`TRANSIT_S` of the change ``ch`` (seen, or still held in

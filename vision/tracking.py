@@ -343,9 +343,16 @@ class _StableSignal:
         self.fall_s = fall_s
         self._pending: _Pending | None = None
         self._history: deque[tuple[float, object]] = deque()
+        self._rose: tuple[float, object] | None = None  # (first seen s, value before) of the last rise
 
     def update(self, reading: object, frame: int, t_s: float, points: list | None = None) -> tuple[_Pending, object] | None:
-        """Feed one reading; returns (first sighting, old value) when the stable value changes."""
+        """Feed one reading; returns (first sighting, old value) when the stable value changes.
+
+        A fall is confirmed after ``fall_s`` (a hand hides a stack as often as it takes it), except a fall back to
+        the value (not nothing, not unvalued) held before the last rise, begun within ``fall_s`` of that rise: the
+        rise undone so soon was a misreading (a dealer's arm over a wager read as one $1,000 chip for 0.3 s, 4K
+        seed 7174 r1), and it is confirmed as quickly as the rise was, so the round engine, holding changes for its
+        latency, sees both."""
         if reading == self.value:
             self._pending = None
             return None
@@ -354,11 +361,14 @@ class _StableSignal:
             self._pending = _Pending(reading, frame, t_s, list(points or []))
             return None
         rising = _is_rise(self.value, reading)
-        wait = self.rise_s if rising else self.fall_s
+        undone = (not rising and reading not in (0, None) and self._rose is not None and reading == self._rose[1]
+                  and self._pending.t_s - self._rose[0] <= self.fall_s + 1e-9)
+        wait = self.rise_s if rising or undone else self.fall_s
         if t_s - self._pending.t_s + 1e-9 >= wait:
             old, first = self.value, self._pending
             self.value = reading
             self._pending = None
+            self._rose = (first.t_s, old) if rising else None
             return first, old
         return None
 
