@@ -230,6 +230,14 @@ def test_a_card_misread_as_it_landed_is_still_read_anew_after_another_covers_it(
     assert ("card_relabelled", "6C", "8C") in changes
 
 
+def test_a_card_read_alike_briefly_is_not_read_as_the_other_colour_once_a_card_lies_beside_it():
+    """4K seed 7170 r0: a 6D read 6D in its 5 frames alone, then 6S for seconds once the 10S beside it showed; too
+    few readings for its face to stand, but a suit of the other colour is the neighbour's ink, not its own."""
+    frames = [(["6D"], [HERE])] * 5 + [(["6S", "10S"], [HERE, NEXT])] * 40
+    changes, tracker = run(frames)
+    assert changes == [("card_arrived", "6D", None), ("card_arrived", "10S", None)]
+
+
 def test_a_card_read_alike_in_every_frame_before_another_covers_it_keeps_its_face():
     """1080p seed 7006: a 7H read 7H in each of its 10 analysed frames, then the 9S dealt over it; its half-hidden
     index read JH for 1.8 s. Ten readings that agree stand as fifteen do."""

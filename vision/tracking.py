@@ -180,6 +180,7 @@ class _Track:
     missing: tuple[int, float] | None = None  # (frame, t) first analysed frame without it
     presence: float = 0.5
     clear_face: str | None = None  # covered: the face read in the clear before another card was laid over it
+    clear_colour: str | None = None  # the one face every reading named before a card landed beside it
     rest: tuple[float, float] | None = None  # face down and confirmed: where its box centre lay still
     step: tuple | None = None  # ((x, y) mm, frame, t_s, still since t_s): where its centre stepped to, and when
     squared: bool = False  # a second face-down card seen laid square on it
@@ -316,6 +317,15 @@ def _clear_face(tr: _Track) -> str | None:
     if tr.reported in ("BACK", "unreadable"):
         return None
     return tr.reported if _read_clear(tr) else None
+
+
+def _one_face(tr: _Track) -> str | None:
+    """The face every one of ``tr``'s readings so far named, at least :data:`COVER_READ_UNCONFIRMED` of them, or
+    None."""
+    if len(tr.faces) != 1:
+        return None
+    face, n = next(iter(tr.faces.items()))
+    return face if n >= COVER_READ_UNCONFIRMED else None
 
 
 def _read_clear(tr: _Track) -> bool:
@@ -544,6 +554,7 @@ class ZoneTracker:
         # a card not yet confirmed is judged on what it read before this frame: the frame a card lands over its index
         # is the first to misread it
         fresh = {id(tr): _clear_face(tr) for tr in tracks if tr.reported is None and not tr.covered}
+        one_face = {id(tr): _one_face(tr) for tr in tracks if tr.clear_colour is None}
         free = set(range(len(tracks)))
         # a face-down card is placed by its box centre, which moves when a card dealt over it hides part of it
         back_scale = TRACK_MATCH_MM / BACK_MATCH_MM
@@ -599,6 +610,8 @@ class ZoneTracker:
             for other in tracks:
                 if not other.covered and math.dist(other.pos, tr.pos) <= COVER_MM:
                     other.clear_face = fresh.get(id(other)) if other.reported is None else _clear_face(other)
+                if other.clear_colour is None and math.dist(other.pos, tr.pos) <= COVER_MM:
+                    other.clear_colour = one_face.get(id(other))
             tracks.append(tr)
         keep = []
         for tr in tracks:
@@ -634,8 +647,11 @@ class ZoneTracker:
                     out.append(ZoneChange("card_arrived", zone, tr.frame, tr.t_s, frame, t_s, label=label,
                                           position=tr.pos))
             elif label != tr.reported and label != "unreadable" and not (
-                    tr.covered and label != "BACK" and tr.reported not in ("BACK", "unreadable")):
-                # (a face read in the clear is not read anew once another card lies over its index)
+                    tr.covered and label != "BACK" and tr.reported not in ("BACK", "unreadable")) and not (
+                    tr.clear_colour is not None and _other_colour(label, tr.clear_colour)):
+                # (a face read in the clear is not read anew once another card lies over its index; nor, read in
+                # the clear too briefly to stand, as a card of the other colour: its suit is the ink of the card
+                # beside it, 4K seed 7170 r0: a 6D read alone 5 times, then 6S for seconds beside the 10S)
                 if tr.pending is None or tr.pending[0] != label:
                     tr.pending = (label, frame, t_s)
                 elif t_s - tr.pending[2] + 1e-9 >= self.rise_s:
