@@ -980,16 +980,16 @@ def test_switch_hands_a_face_shown_as_the_face_up_pair_is_taken_away_in_the_same
     assert sorted(s.first_two) == ["10H", "QS"] and s.hits == []
 
 
-def test_switch_hands_a_card_of_the_pair_kept_read_anew_where_it_settled_is_that_card_2b_6_f():
-    """Seed 7127 at 4K: both of the face-down pair turned over, one of them read (8D) while still turning; it leaves
-    that reading in the same instant as its face shows where it settles (QS, 68 mm off): QS replaces 8D, no hit."""
+def test_switch_hands_a_hit_landing_over_a_card_of_the_pair_kept_just_after_it_turned_is_a_hit_2b_6_f():
+    """4K seed 7185 r0: the pair kept turned (9C, QS); a second later the hit lands over the QS, whose index is lost
+    in that instant: the hit is a hit, not the QS read anew."""
     t = _switch_hands_deal_at_seat2()
     _at_once(t, ("card_left", "2H", (1342.0, 377.0)), ("card_left", "8H", (1343.0, 401.0)))
     _at_once(t, ("card_arrived", "9C", (1396.0, 456.0)), ("card_left", "BACK", (1370.0, 472.0)))
-    _at_once(t, ("card_arrived", "8D", (1331.0, 448.0)))
-    _at_once(t, ("card_arrived", "QS", (1393.0, 477.0)), ("card_left", "8D", (1329.0, 450.0)))
+    _at_once(t, ("card_arrived", "QS", (1331.0, 448.0)))
+    _at_once(t, ("card_arrived", "5D", (1300.0, 418.0)), ("card_left", "QS", (1331.0, 448.0)))
     s = t.engine.rounds[0].seats[2]
-    assert sorted(s.first_two) == ["9C", "QS"] and s.hits == []
+    assert sorted(s.first_two) == ["9C", "QS"] and s.hits == ["5D"]
 
 
 def test_switch_hands_a_face_read_with_a_players_face_down_card_is_the_backs_print_2b_6_d():
