@@ -130,6 +130,18 @@ def test_chips_added_and_taken_back_a_second_later_are_still_past_posting_2_3():
     assert ("past_posting", 3, 30, 60) in t.alerts
 
 
+def test_a_hole_card_read_unreadable_is_the_card_turned_over_when_a_face_next_shows_2_6():
+    # 1080p seed 7025: the dealer's face-down second card read `unreadable`, lost from view (slid under the up card);
+    # the 7D turned over was taken for a third card, the dealer's hand never known, and the losing wager collected
+    # was called pinching
+    first, hole = standard_deal(["9D", "9C"], "3C", hole="unreadable")
+    t = (Table().chips_to("seat3.main", 20).deal(*first).deal(*hole)
+         .card("dealer.cards", "unreadable", "card_left").card("dealer.cards", "7D")
+         .card("dealer.cards", "10C").chips_to("seat3.main", 0).wait(8.0))
+    assert t.engine.rounds[0].dealer == ["3C", "7D", "10C"]
+    assert t.alerts == []
+
+
 def test_chips_taken_from_a_wager_before_settlement_are_pinching():
     t = Table().chips_to("seat3.main", 25).deal(("seat3.cards", "5H")).chips_to("seat3.main", 10)
     assert ("pinching", 3, 25, 10) in t.alerts

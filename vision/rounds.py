@@ -1071,6 +1071,12 @@ class RoundEngine:
                 and BACK not in self._cards.get(ch.zone, ())[:-1] and r.phase != "deal"):
             self._pending_flips = [f for f in self._pending_flips if f[0] != ch.zone]
             return events + self._card_turned(r, ch, owner)
+        if (owner == "dealer" and ch.label not in (BACK, UNREADABLE) and self._hole_card_unreadable(r)
+                and UNREADABLE not in self._cards.get(ch.zone, ())[:-1] and r.phase != "deal"):
+            # ... and so for a hole card whose back was read `unreadable` (the dealer's second card comes face down,
+            # 2.6): the next face is that card turned over, not a card drawn (1080p seed 7025: a 7D taken for a
+            # third card, the dealer's hand never known, a losing wager collected called pinching)
+            return events + self._card_turned(r, ch, owner)
         if self._same_card_again(r, ch, owner):
             return events
         if r.phase == "betting":
@@ -1561,10 +1567,17 @@ class RoundEngine:
                 s.expected[bet] = res.result(bet)
         return True
 
+    @staticmethod
+    def _hole_card_unreadable(r: RoundRecord) -> bool:
+        """The dealer's hole card (the second card, dealt face down) was read ``unreadable`` and not yet turned."""
+        return len(r.dealer) >= 2 and r.dealer[1] == UNREADABLE and BACK not in r.dealer and r.hole_revealed_s is None
+
     def _card_turned(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
         if owner == "dealer":
             if BACK in r.dealer:
                 r.dealer[r.dealer.index(BACK)] = ch.label
+            elif self._hole_card_unreadable(r):
+                r.dealer[1] = ch.label
             if r.hole_revealed_s is None:
                 r.hole_revealed_s = ch.t_s
                 r.phase = "dealer"
