@@ -238,6 +238,15 @@ def test_a_card_read_alike_briefly_is_not_read_as_the_other_colour_once_a_card_l
     assert changes == [("card_arrived", "6D", None), ("card_arrived", "10S", None)]
 
 
+def test_a_card_reported_unreadable_is_not_named_by_a_vote_its_readings_split():
+    """4K seed 7193 r1: an 8S unreadable for seconds, read 8S twice and then QS three times as the dealer's hand
+    swept it up: two faces read nearly as often are a guess, and the card stays unreadable."""
+    frames = [(["unreadable"], [HERE])] * 8 + [(["8S"], [HERE])] * 2 + [(["unreadable"], [HERE])] * 5 + \
+        [(["QS"], [HERE])] * 3 + [(["unreadable"], [HERE])] * 10
+    changes, tracker = run(frames)
+    assert changes == [("card_arrived", "unreadable", None)]
+
+
 def test_a_card_read_alike_in_every_frame_before_another_covers_it_keeps_its_face():
     """1080p seed 7006: a 7H read 7H in each of its 10 analysed frames, then the 9S dealt over it; its half-hidden
     index read JH for 1.8 s. Ten readings that agree stand as fifteen do."""

@@ -207,6 +207,11 @@ class _Track:
             held = self.faces.get(self.reported, 0) if self.reported in self.faces else None
             if held is not None and n < held + max(RELABEL_MARGIN, RELABEL_SHARE * held):
                 return self.reported  # hysteresis: near ties keep the card as reported
+            if self.reported == "unreadable" and len(self.faces) > 1 and \
+                    n < self.faces.most_common(2)[1][1] + RELABEL_MARGIN:
+                # a card reported unreadable is named only by a clear vote: faces read nearly as often as each
+                # other are a guess (4K seed 7193 r1: an 8S read 8S twice and QS three times as it was picked up)
+                return "unreadable"
             return best
         return "BACK" if r["BACK"] > 0 and r["BACK"] >= r["face"] else "unreadable"
 
