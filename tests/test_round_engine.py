@@ -188,6 +188,18 @@ def _blackjack_with_a_bonus(main, bonus):
             .card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D").card("dealer.cards", "5C"))
 
 
+def test_a_main_payout_read_short_as_it_is_set_down_is_not_split_with_the_bonus_2_20():
+    """4K seed 7206: a $50 main payout read $45, then $50 0.3 s later; the $5 was taken for a bonus paid on a losing
+    bonus wager (bonus_overpaid). The stack still being set down is counted whole, for the main wager."""
+    first, hole = standard_deal(["8H", "4D"], "4S")
+    t = (Table().chips_to("seat3.main", 50).chips_to("seat3.bonus", 5).deal(*first).deal(*hole)
+         .card("dealer.cards", "BACK", "card_left").card("dealer.cards", "JS").card("dealer.cards", "AH")
+         .card("dealer.cards", "7D").chips_to("seat3.bonus", 0))
+    t.at_once(1.0, ("seat3.payout", 45)).at_once(0.3, ("seat3.payout", 50)).wait(3.0)
+    assert t.engine.rounds[0].seats[3].observed_payout == {"main": 50}
+    assert not [a for a in t.alerts if a[0].startswith("bonus_")]
+
+
 def test_a_bonus_payout_placed_after_the_players_winnings_were_taken_is_the_bonuss_2_20_f():
     """Seed 7013 at 1080p: the main wager's $75 blackjack payout taken up with the wager, then the bonus's $75
     placed beside the spot 5 s later. It pays the bonus, though no larger than what the payout zone showed before:

@@ -895,6 +895,12 @@ class RoundEngine:
             s.unvalued_payout = None
         else:
             target = self._payout_target(r, s, ch)
+            if target == "main" and _placed(s, "bonus") and self._payout_counted_on(ch):
+                # the dealer still setting the main wager's payout down, read short: counted whole on the larger
+                # reading held, not split with the rest paid to the bonus (4K seed 7206: $45 then $50 for a $50
+                # payout, the $5 taken for a bonus paid on a losing wager)
+                s.payout_high = now_value - amount
+                return []
         if target is None:
             return []
         s.observed_payout[target] = s.observed_payout.get(target, Fraction(0)) + amount
@@ -908,6 +914,12 @@ class RoundEngine:
         if target in SIDE_BETS and not self._payout_growing(ch):
             events += self._check_payout(r, s, target, ch)
         return events
+
+    def _payout_counted_on(self, ch: ZoneChange) -> bool:
+        """A larger valued reading of ``ch``'s payout stack is held for ordering, within :data:`TRANSIT_S` of it: the
+        same stack, still being set down."""
+        return any(q.kind == "chips" and q.zone == ch.zone and q.after is not None and q.after > (ch.after or 0)
+                   and 0 < q.t_s - ch.t_s <= TRANSIT_S for _, _, q in self._queue)
 
     def _payout_growing(self, ch: ZoneChange) -> bool:
         """A larger reading of the same payout stack is already held for ordering: the dealer is still placing it
