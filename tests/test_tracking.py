@@ -247,6 +247,18 @@ def test_a_card_reported_unreadable_is_not_named_by_a_vote_its_readings_split():
     assert changes == [("card_arrived", "unreadable", None)]
 
 
+def test_the_next_cards_index_laid_beside_a_cards_corner_is_a_card_not_its_print():
+    """4K seed 7224 r1: a 5C whose two indices are both in view; the 2S dealt beside it has its index 28 mm from the
+    5C's upper one, 0.89 of the way along the 5C's diagonal: that is a card of its own, not a pip read as an index."""
+    five = [(1208.6, 514.4), (1138.9, 472.2)]
+    two = (1132.5, 499.3)
+    frames = [(["5C"], [(1175.8, 496.4)], [five])] * 6 + [(["5C", "2S"], [(1175.8, 496.4), two], [five, [two]])] * 8
+    tracker = ZoneTracker([ZONE], rise_s=0.15, fall_s=0.6, by_position=True)
+    changes = [(c.kind, c.label) for f, (labels, points, marks) in enumerate(frames)
+               for c in tracker.update(f, f / 10, {ZONE: labels}, {}, {ZONE: points}, {ZONE: marks})]
+    assert changes == [("card_arrived", "5C"), ("card_arrived", "2S")]
+
+
 def test_a_card_read_alike_in_every_frame_before_another_covers_it_keeps_its_face():
     """1080p seed 7006: a 7H read 7H in each of its 10 analysed frames, then the 9S dealt over it; its half-hidden
     index read JH for 1.8 s. Ten readings that agree stand as fifteen do."""

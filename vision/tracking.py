@@ -91,6 +91,12 @@ CORNER_SAME_MM = 8.0
 """A reading this close (mm) to a known corner of a card read elsewhere in the same frame is that corner, however it
 reads (half covered by the next card); the next card's own corner lies 18-25 mm off."""
 
+ON_FACE_ALONG = (0.12, 0.88)
+"""A reading lies on a card's face (its picture or pips read as an index, :func:`_on_face`) between these shares of
+the card's index diagonal; nearer either index corner it is the next card's index laid beside that corner (4K seed
+7224 r1: a Switch Hands 2S dealt 28 mm from the 5C's index, at 0.89 of its diagonal, was set aside as the 5C's print
+and the face-up pass read out of order, a false `dealing_order`). (0.1, 0.9) until the thirty-third session."""
+
 SQUARED_MM = (7.0, BACK_MATCH_MM)
 SQUARED_STEADY_MM = 2.5
 """A player's only card, face down and confirmed, whose box centre steps this far (mm) to a new place and stays there
@@ -250,7 +256,7 @@ def _on_face(point, tr: _Track, known: bool = False) -> bool:
     for i, a in enumerate(marks):
         for b in marks[i + 1:]:
             if CORNER_PAIR_MM[0] <= math.dist(a, b) <= CORNER_PAIR_MM[1] and inside_card(
-                    np.asarray(point, float), np.asarray(a, float), np.asarray(b, float), along=(0.1, 0.9),
+                    np.asarray(point, float), np.asarray(a, float), np.asarray(b, float), along=ON_FACE_ALONG,
                     across=0.4):
                 return True
     return False
