@@ -38,7 +38,7 @@ box) is kept on its spot.
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -363,7 +363,6 @@ class _StableSignal:
         self.rise_s = rise_s
         self.fall_s = fall_s
         self._pending: _Pending | None = None
-        self._history: deque[tuple[float, object]] = deque()
         self._rose: tuple[float, object] | None = None  # (first seen s, value before) of the last rise
 
     def update(self, reading: object, frame: int, t_s: float, points: list | None = None) -> tuple[_Pending, object] | None:
