@@ -123,6 +123,14 @@ def test_a_wager_misread_higher_for_a_moment_as_a_hand_crosses_it_is_no_past_pos
     assert t.alerts == []
 
 
+def test_a_wager_read_lower_for_a_moment_is_no_pinching():
+    # 1080p seed 7050 r1: a $150 wager, unvalued under the dealer's hand, read $75 for 0.3 s as a payout was set down
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = (Table().chips_to("seat3.main", 150).deal(*first).chips_to("seat3.main", None)
+         .at_once(1.0, ("seat3.main", 75)).at_once(0.3, ("seat3.main", None)).wait(2.0))
+    assert not [a for a in t.alerts if a[0] == "pinching"]
+
+
 def test_chips_added_and_taken_back_a_second_later_are_still_past_posting_2_3():
     first, hole = standard_deal(["5H", "7C"], "KS")
     t = (Table().chips_to("seat3.main", 30).deal(*first)

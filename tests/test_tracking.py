@@ -198,6 +198,15 @@ def test_a_stack_misread_higher_for_a_moment_is_read_back_as_quickly_as_it_rose(
     assert [(c.before, c.after, c.frame, f) for f, c in changes] == [(0, 30, 0, 2), (30, 1000, 5, 7), (1000, 30, 8, 10)]
 
 
+def test_an_unvalued_stack_read_lower_for_a_moment_is_read_unvalued_again_as_quickly():
+    """1080p seed 7050 r1: an unvalued $150 wager read $75 for 0.3 s as a payout was set beside it; the fall back to
+    unvalued undoes that rise and is confirmed after rise_s."""
+    tracker = ZoneTracker(["seat2.main"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat2.main": None}] * 5 + [{"seat2.main": 75}] * 3 + [{"seat2.main": None}] * 10
+    changes = [(f, c) for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert [(c.before, c.after, c.frame, f) for f, c in changes] == [(0, None, 0, 2), (None, 75, 5, 7), (75, None, 8, 10)]
+
+
 def test_a_stack_taken_soon_after_it_was_placed_still_waits_fall_s():
     """Only a fall back to the value before the rise is quick: a wager placed and then gone waits fall_s."""
     tracker = ZoneTracker(["seat3.main"], rise_s=0.15, fall_s=0.6)

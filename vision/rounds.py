@@ -658,7 +658,7 @@ class RoundEngine:
             return events
         if after > wager:
             events += self._past_posting(r, seat, kind, ch, wager, after)
-        elif after < wager:
+        elif after < wager and not self._undone_soon(ch):  # (read low for a moment: no chips taken)
             events += self._alert(r, "pinching", seat, ch, expected=wager, observed=after, wager=kind,
                                   rule=_wager_rule(self.profile, kind),
                                   message=f"chips taken from seat {seat}'s {kind} wager before it was settled: "

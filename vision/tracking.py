@@ -369,9 +369,10 @@ class _StableSignal:
         """Feed one reading; returns (first sighting, old value) when the stable value changes.
 
         A fall is confirmed after ``fall_s`` (a hand hides a stack as often as it takes it), except a fall back to
-        the value (not nothing, not unvalued) held before the last rise, begun within ``fall_s`` of that rise: the
-        rise undone so soon was a misreading (a dealer's arm over a wager read as one $1,000 chip for 0.3 s, 4K
-        seed 7174 r1), and it is confirmed as quickly as the rise was, so the round engine, holding changes for its
+        what was read before the last rise (a value, or unvalued; not nothing), begun within ``fall_s`` of that
+        rise: the rise undone so soon was a misreading (a dealer's arm over a wager read as one $1,000 chip for
+        0.3 s, 4K seed 7174 r1; an unvalued $150 wager read $75 for 0.3 s as a payout was set beside it, 1080p seed
+        7050 r1), and it is confirmed as quickly as the rise was, so the round engine, holding changes for its
         latency, sees both."""
         if reading == self.value:
             self._pending = None
@@ -381,7 +382,7 @@ class _StableSignal:
             self._pending = _Pending(reading, frame, t_s, list(points or []))
             return None
         rising = _is_rise(self.value, reading)
-        undone = (not rising and reading not in (0, None) and self._rose is not None and reading == self._rose[1]
+        undone = (not rising and reading != 0 and self._rose is not None and reading == self._rose[1]
                   and self._pending.t_s - self._rose[0] <= self.fall_s + 1e-9)
         wait = self.rise_s if rising or undone else self.fall_s
         if t_s - self._pending.t_s + 1e-9 >= wait:
