@@ -475,6 +475,19 @@ def test_spanish21_mtd_paid_short_before_the_unseen_hole_card_is_known_is_underp
     assert [a for a in t.alerts if a[0] == "mtd_underpaid"] == [("mtd_underpaid", 3, 20, 10)]
 
 
+def test_spanish21_a_losing_mtd_collected_before_the_hole_card_is_seen_shows_it_was_dealt_19_6_d():
+    """1080p seed 7047 r1: the hole card, dealt under the dealer's hand, was first seen 2 s after the losing match-
+    the-dealer wager was collected. Collected only after the dealer's second card (19.6), the wager shows that card was
+    dealt: no pinching, and the hole card seen later face down is that card, not a card beyond the deal."""
+    first, _ = standard_deal(["KH", "7C"], "AS")
+    t = (Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).chips_to("seat2.main", 25)
+         .chips_to("seat2.mtd", 5).deal(("seat2.cards", "9C"), *first[:2], ("seat2.cards", "6C"), first[2])
+         .chips_to("seat3.mtd", 0).wait(1.0).card("dealer.cards", "BACK").chips_to("seat2.mtd", 0).wait(8.0))
+    r = t.engine.rounds[0]
+    assert r.dealer == ["AS", "BACK"] and r.first_extra_card_s is None
+    assert t.alerts == []
+
+
 def test_spanish21_mtd_paid_in_full_before_the_unseen_hole_card_is_known_raises_nothing():
     first, _ = standard_deal(["KH", "7C"], "KS")
     t = (Table(S21).chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)

@@ -236,6 +236,7 @@ class RoundRecord:
     sidebets_due_s: float | None = None
     first_extra_card_s: float | None = None
     hole_revealed_s: float | None = None
+    hole_unseen: bool = False  # the hole card taken as dealt out of sight (:meth:`RoundEngine._end_deal_unseen`)
     pickup_done_s: float | None = None
     phase: str = "betting"
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
@@ -642,6 +643,8 @@ class RoundEngine:
             # dealer's hand doing so hides it for a while; gone for good and never paid, the end check says so
             return events
         if after == 0 and not settled:
+            if kind == "mtd" and self._hole_card_implied(r, s, ch, None, collected=True):
+                events += self._end_deal_unseen(r, ch)
             # an emptied spot is a settlement if it comes with (or just before) the moment that
             # settles it: judged when that moment is known, or as pinching when it never comes
             due = r.sidebets_due_s if kind in SIDE_BETS else r.hole_revealed_s
@@ -855,16 +858,19 @@ class RoundEngine:
             events += self._end_deal_unseen(r, ch)
         return events + self._payout_placed(r, s, ch, before)
 
-    def _hole_card_implied(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, before: float | None) -> bool:
+    def _hole_card_implied(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, before: float | None,
+                           collected: bool = False) -> bool:
         """Spanish 21 settles match-the-dealer wagers after the dealer's second card (13:69F-19.6(d)): a payout
-        placed while every player holds two cards and the dealer only the up card means the hole card was dealt
-        out of the camera's sight (slid under the up card). Seed 7106 at 4K: the side bets came due only at the
-        first hit, 1.3 s later, and the underpaid wager's alert with them."""
+        placed (or, ``collected``, a losing wager taken) while every player holds two cards and the dealer only the
+        up card means the hole card was dealt out of the camera's sight (slid under the up card, or under the
+        dealer's hand). Seed 7106 at 4K: the side bets came due only at the first hit, 1.3 s later, and the
+        underpaid wager's alert with them; 1080p seed 7047 r1: the hole card, dealt at 22.4 s, first seen at
+        24.5 s, a losing wager collected at 22.9 s called pinching."""
         if r.phase != "deal" or self.profile.game != "spanish21" or len(r.dealer) != 1 or not _placed(s, "mtd"):
             return False
         seats = self._deal_seats(r)
         return (bool(seats) and all(len(r.seats[x].dealt) >= 2 for x in seats)
-                and (ch.after is None or ch.after > (before or 0))
+                and (collected or ch.after is None or ch.after > (before or 0))
                 and not any(q.kind == "card_arrived" and q.zone == "dealer.cards" for _, _, q in self._queue))
 
     def _payout_placed(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, before: float | None) -> list[Event]:
@@ -1522,6 +1528,7 @@ class RoundEngine:
                         ch.confirmed_t_s, label=BACK)
         if len(r.dealer) == 1:
             r.dealer.append(BACK)
+            r.hole_unseen = True
         events: list[Event] = []
         if r.sidebets_due_s is None and self._wagered(r):
             r.sidebets_due_s = last_t
@@ -1630,6 +1637,10 @@ class RoundEngine:
             s.kept = [c if c != BACK else UNREADABLE for c in s.dealt[:2]]
 
     def _extra_card(self, r: RoundRecord, ch: ZoneChange, owner) -> list[Event]:
+        if owner == "dealer" and ch.label == BACK and r.hole_unseen and r.dealer[1:2] == [BACK]:
+            # the hole card taken as dealt out of sight, seen now, face down where it lies: no card beyond the deal
+            r.hole_unseen = False
+            return []
         if owner == "dealer":
             r.dealer.append(ch.label)
             if len(r.dealer) > 2 and r.first_extra_card_s is None:
