@@ -901,7 +901,7 @@ class RoundEngine:
             s.unvalued_payout = None
         else:
             target = self._payout_target(r, s, ch)
-            if target == "main" and _placed(s, "bonus") and self._payout_counted_on(ch):
+            if target == "main" and _placed(s, "bonus") and self._payout_growing(ch, TRANSIT_S):
                 # the dealer still setting the main wager's payout down, read short: counted whole on the larger
                 # reading held, not split with the rest paid to the bonus (4K seed 7206: $45 then $50 for a $50
                 # payout, the $5 taken for a bonus paid on a losing wager)
@@ -921,17 +921,16 @@ class RoundEngine:
             events += self._check_payout(r, s, target, ch)
         return events
 
-    def _payout_counted_on(self, ch: ZoneChange) -> bool:
-        """A larger valued reading of ``ch``'s payout stack is held for ordering, within :data:`TRANSIT_S` of it: the
-        same stack, still being set down."""
-        return any(q.kind == "chips" and q.zone == ch.zone and q.after is not None and q.after > (ch.after or 0)
-                   and 0 < q.t_s - ch.t_s <= TRANSIT_S for _, _, q in self._queue)
-
-    def _payout_growing(self, ch: ZoneChange) -> bool:
+    def _payout_growing(self, ch: ZoneChange, within_s: float | None = None) -> bool:
         """A larger reading of the same payout stack is already held for ordering: the dealer is still placing it
-        (a stack read at $5 on its way to $20), so its amount is judged on that later reading."""
-        return any(q.kind == "chips" and q.zone == ch.zone and (q.after is None or q.after > (ch.after or 0))
-                   for _, _, q in self._queue)
+        (a stack read at $5 on its way to $20), so its amount is judged on that later reading. ``within_s``: only a
+        valued one that soon after ``ch`` (the same stack, counted whole on it)."""
+        def larger(q: ZoneChange) -> bool:
+            if q.after is None:
+                return within_s is None
+            return q.after > (ch.after or 0) and (within_s is None or 0 < q.t_s - ch.t_s <= within_s)
+
+        return any(q.kind == "chips" and q.zone == ch.zone and larger(q) for _, _, q in self._queue)
 
     def _unvalued_payout(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange) -> list[Event]:
         """A payout stack seen but not valued: the wager it pays is settled (its timing is checked), its amount

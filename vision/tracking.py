@@ -316,20 +316,6 @@ def _covered_corners_dropped(tracks: list, labels: list[str], marks: list[list])
     return out
 
 
-def _clear_face(tr: _Track) -> str | None:
-    """The face ``tr``'s card was read as in the clear for long enough to stand once a card covers part of it, or
-    None: its reported face (:data:`COVER_READ_CLEAR`, :data:`COVER_READ_STEADY`), or, for a card not yet
-    confirmed, the one face all its readings gave (:data:`COVER_READ_UNCONFIRMED`)."""
-    if tr.reported is None:
-        if len(tr.faces) != 1 or tr.recent["BACK"] > tr.recent["face"]:
-            return None
-        face, n = next(iter(tr.faces.items()))
-        return face if n >= COVER_READ_UNCONFIRMED and n >= COVER_READ_STEADY[1] * tr.seen else None
-    if tr.reported in ("BACK", "unreadable"):
-        return None
-    return tr.reported if _read_clear(tr) else None
-
-
 def _one_face(tr: _Track) -> str | None:
     """The face every one of ``tr``'s readings so far named, at least :data:`COVER_READ_UNCONFIRMED` of them, or
     None."""
@@ -337,6 +323,20 @@ def _one_face(tr: _Track) -> str | None:
         return None
     face, n = next(iter(tr.faces.items()))
     return face if n >= COVER_READ_UNCONFIRMED else None
+
+
+def _clear_face(tr: _Track) -> str | None:
+    """The face ``tr``'s card was read as in the clear for long enough to stand once a card covers part of it, or
+    None: its reported face (:data:`COVER_READ_CLEAR`, :data:`COVER_READ_STEADY`), or, for a card not yet
+    confirmed, the one face all its readings gave (:data:`COVER_READ_UNCONFIRMED`)."""
+    if tr.reported is None:
+        face = _one_face(tr)
+        if face is None or tr.recent["BACK"] > tr.recent["face"]:
+            return None
+        return face if tr.faces[face] >= COVER_READ_STEADY[1] * tr.seen else None
+    if tr.reported in ("BACK", "unreadable"):
+        return None
+    return tr.reported if _read_clear(tr) else None
 
 
 def _read_clear(tr: _Track) -> bool:
@@ -619,9 +619,11 @@ class ZoneTracker:
             tr = _Track(pos=tuple(p), frame=frame, t_s=t_s, last_t=t_s)
             self._read(tr, labels[k], p, marks[k], t_s)
             for other in tracks:
-                if not other.covered and math.dist(other.pos, tr.pos) <= COVER_MM:
+                if math.dist(other.pos, tr.pos) > COVER_MM:
+                    continue
+                if not other.covered:
                     other.clear_face = fresh.get(id(other)) if other.reported is None else _clear_face(other)
-                if other.clear_colour is None and math.dist(other.pos, tr.pos) <= COVER_MM:
+                if other.clear_colour is None:
                     other.clear_colour = one_face.get(id(other))
             tracks.append(tr)
         keep = []
