@@ -208,6 +208,26 @@ def test_a_main_payout_read_short_as_it_is_set_down_is_not_split_with_the_bonus_
     assert not [a for a in t.alerts if a[0].startswith("bonus_")]
 
 
+def test_a_bonus_payout_first_valued_with_the_main_payout_is_the_rest_beyond_the_main_payout_due_2_20_f():
+    """4K seed 7247 r0: the match-the-dealer payout counted during the deal; after the dealer's hand, the main
+    payout and the bonus payout set beside it are first valued together: what lies beyond the main payout due ($30
+    on a $20 blackjack) is the bonus's, $13, short of its $15."""
+    t = Table().chips_to("seat3.main", 20).chips_to("seat3.mtd", 10).chips_to("seat3.bonus", 1)
+    t.deal(("seat3.cards", "AC"), ("dealer.cards", "QC"), ("seat3.cards", "QD"), ("dealer.cards", "BACK"))
+    mtd = t.engine.rounds[0].seats[3].expected["mtd"].payout
+    t.chips_to("seat3.payout", mtd)
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "7S")
+    t.at_once(1.0, ("seat3.payout", None)).at_once(1.0, ("seat3.payout", mtd + 43)).wait(1.5)
+    assert t.engine.rounds[0].seats[3].observed_payout == {"mtd": mtd, "main": 30, "bonus": 13}
+    assert ("bonus_underpaid", 3, 15, 13) in t.alerts
+
+
+def test_main_and_bonus_payouts_first_valued_together_pay_each_in_full_2_20_f():
+    t = _blackjack_with_a_bonus(20, 1).chips_to("seat3.payout", 45).wait(1.5)
+    assert t.engine.rounds[0].seats[3].observed_payout == {"main": 30, "bonus": 15}
+    assert not [a for a in t.alerts if a[0].startswith("bonus_")]
+
+
 def test_a_bonus_payout_placed_after_the_players_winnings_were_taken_is_the_bonuss_2_20_f():
     """Seed 7013 at 1080p: the main wager's $75 blackjack payout taken up with the wager, then the bonus's $75
     placed beside the spot 5 s later. It pays the bonus, though no larger than what the payout zone showed before:
@@ -604,6 +624,34 @@ def test_a_bonus_paid_beside_the_main_payout_where_the_two_cannot_be_counted_is_
     assert "bonus_underpaid" not in kinds and ("unreadable", 3) in [a[:2] for a in t.alerts]
 
 
+def test_cards_the_dealer_draws_in_quick_succession_beside_each_other_are_two_cards_2_2():
+    """4K seed 7249 r0: the dealer's KS turned over and a 2S drawn 0.3 s later, laid 58 mm beside it: the 2S is a
+    card drawn, not the KS read again (the dealer's 2H KS 2S 9C is 23, not 21)."""
+    first, _ = standard_deal(["7C", "9D"], "2H")
+    t = Table().chips_to("seat3.main", 20).deal(*first)  # the hole card dealt under the dealer's hand, unseen
+    t.t += 0.5
+    k = ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="KS", position=(928.0, 250.0))
+    t.engine.step(k.frame, t.t, [k])
+    t.t += 0.3
+    d = ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="2S", position=(986.0, 250.0))
+    t.engine.step(d.frame, t.t, [d])
+    t.wait(1.0).card("dealer.cards", "9C")
+    assert t.engine.rounds[0].dealer == ["2H", "KS", "2S", "9C"]
+
+
+def test_a_face_read_anew_where_the_dealers_last_card_lies_is_that_card_2_2():
+    first, _ = standard_deal(["7C", "9D"], "2H")
+    t = Table().chips_to("seat3.main", 20).deal(*first)  # the hole card dealt under the dealer's hand, unseen
+    t.t += 0.5
+    k = ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="KS", position=(928.0, 250.0))
+    t.engine.step(k.frame, t.t, [k])
+    t.t += 0.3
+    d = ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="KC", position=(935.0, 252.0))
+    t.engine.step(d.frame, t.t, [d])
+    t.wait(1.0)
+    assert t.engine.rounds[0].dealer == ["2H", "KS"]
+
+
 SH = TableProfile(game="blackjack", decks=6, deal_order="switch_hands")
 
 
@@ -646,6 +694,23 @@ def test_a_bonus_wager_read_anew_over_the_winners_tucked_cards_is_not_past_posti
     t.deal(("seat3.cards", "AD"), ("dealer.cards", "9S"), ("seat3.cards", "JD"), ("dealer.cards", "BACK"))
     t.card("seat3.cards", "AD", "card_left").card("seat3.bonus", "AD").card("seat3.bonus", "JD")
     t.chips_to("seat3.bonus", 26)
+    assert t.alerts == []
+
+
+def test_a_bonus_wager_read_anew_as_the_second_card_is_first_seen_tucked_under_it_is_not_past_posting_2_20_f():
+    """4K seed 7230 r0: seat 4's JC was seen 0.3 s on the spot, then tucked with the AS under the $5 bonus wager,
+    which read $7 over them in the same frame as the JC was first seen there."""
+    t = Table().chips_to("seat4.main", 150).chips_to("seat4.bonus", 5)
+    t.deal(("seat4.cards", "AS"), ("dealer.cards", "AD"))
+    t.card("seat4.cards", "AS", "card_left")
+    t.t += 1.0
+    t.chips["seat4.bonus"] = 7
+    t.engine.step(int(t.t * 10), t.t, [
+        ZoneChange("chips", "seat4.bonus", int(t.t * 10), t.t, 0, t.t, before=5, after=7),
+        ZoneChange("card_arrived", "seat4.bonus", int(t.t * 10), t.t, 0, t.t, label="AS"),
+        ZoneChange("card_arrived", "seat4.bonus", int(t.t * 10), t.t, 0, t.t, label="JC")])
+    t.wait(1.0)
+    assert sorted(t.engine.rounds[0].seats[4].first_two) == ["AS", "JC"]
     assert t.alerts == []
 
 

@@ -207,6 +207,26 @@ def test_an_unvalued_stack_read_lower_for_a_moment_is_read_unvalued_again_as_qui
     assert [(c.before, c.after, c.frame, f) for f, c in changes] == [(0, None, 0, 2), (None, 75, 5, 7), (75, None, 8, 10)]
 
 
+def test_a_payout_the_wagers_misread_value_set_beside_an_unvalued_wager_stays_a_payout():
+    """4K seed 7238 r1: an unvalued $150 wager read $75 for 0.3 s as a $75 payout was set beside it; the spot still
+    shows its stack, so the payout is not the wager moved into the payout area."""
+    tracker = ZoneTracker(["seat3.main", "seat3.payout"], rise_s=0.15, fall_s=0.6)
+    frames = ([{"seat3.main": None}] * 5 + [{"seat3.main": 75, "seat3.payout": None}] * 3
+              + [{"seat3.main": None, "seat3.payout": 75}] * 10)
+    changes = [c for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert tracker.state["seat3.main"].chips is None and tracker.state["seat3.payout"].chips == 75
+    assert [(c.zone, c.before, c.after) for c in changes if c.zone == "seat3.main"][-1] == ("seat3.main", 75, None)
+
+
+def test_a_wager_seen_in_the_payout_area_as_its_spot_empties_is_kept_on_its_spot():
+    """A stack boxed loosely, its base found beside the spot: the same value gone from the spot and new beside it."""
+    tracker = ZoneTracker(["seat3.main", "seat3.payout"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat3.main": 40}] * 5 + [{"seat3.payout": 40}] * 3 + [{"seat3.main": 40}] * 3
+    for f, chips in enumerate(frames):
+        tracker.update(f, f / 10, {}, chips)
+    assert tracker.state["seat3.main"].chips == 40 and tracker.state["seat3.payout"].chips == 0
+
+
 def test_a_stack_taken_soon_after_it_was_placed_still_waits_fall_s():
     """Only a fall back to the value before the rise is quick: a wager placed and then gone waits fall_s."""
     tracker = ZoneTracker(["seat3.main"], rise_s=0.15, fall_s=0.6)

@@ -98,6 +98,9 @@ so everything is still processed in the order it happened; alerts decided meanwh
 SAME_SPOT_S = 0.35
 """Two cards arriving on one spot this close in time are one card (cards to one spot come a pass of the deal apart,
 at least ~0.8 s even with one player)."""
+DRAWN_BESIDE_MM = 40.0
+"""After the deal, two faces arriving on one spot within :data:`SAME_SPOT_S` this far apart (mm, card centres) or
+more are two cards: a card is 63 mm wide, and cards drawn are laid beside each other."""
 FLIP_MM = 45.0
 """A player's face-down card turned over shows its face this close (mm, card centres) to where it lay; farther off,
 a face arriving as a face-down card leaves is another card (Switch Hands: the pair not kept is taken away as the
@@ -371,6 +374,7 @@ class RoundEngine:
         self._held: ZoneChange | None = None              # a dealer face-down arrival awaiting CARD_TRANSIT_S
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._left_at: dict[tuple[str, str], float] = {}   # (zone, label) -> when that card last left the zone
+        self._arrived_at: dict[tuple[str, str], tuple] = {}  # (zone, label) -> where (mm) that card last arrived
         self._wager_gone: dict[str, tuple[float, float | None]] = {}  # wager zone -> (t, value) of its last going
         self._last_departure_t = 0.0
         self._utc0: datetime | None = None
@@ -479,6 +483,8 @@ class RoundEngine:
                 self._pending_flips.append((ch.zone, ch.t_s, ch.position))
             return self._card_left(ch, owner, kind)
         labels.append(ch.label)
+        if ch.position is not None:
+            self._arrived_at[(ch.zone, ch.label)] = ch.position
         if ch.label == UNREADABLE and ch.position is not None and any(
                 z == ch.zone and _within(p, ch.position, FIXTURE_MM) for z, p in self._fixtures):
             stray.append(ch.label)  # printed layout art, seen again once a hand moved off it
@@ -654,10 +660,13 @@ class RoundEngine:
             return events + self._settled_by_collection(r, s, kind, ch)
         if settled:
             return events
-        if kind == "bonus" and after and self._bonus_unpaid(s) and self._cards_tucked_under(ch):
+        if kind == "bonus" and after and self._cards_tucked_under(ch) and (
+                self._bonus_unpaid(s) or s.expected.get("bonus") is None):
             # the winner's cards tucked under the wager (2.20(f)) lift its stack and show their edges under it:
             # the chips read differently, none were added or taken (4K seed 7162 r1: a $1 wager read $26 over an
-            # AD and a JD, a false past-posting); what the wager was at the first card is what it is paid on
+            # AD and a JD, a false past-posting); what the wager was at the first card is what it is paid on. The
+            # hand may not be known yet: its second card first seen tucked there (4K seed 7230 r0: $5 read $7 over
+            # an AS and a JC, the JC seen 0.3 s on the spot)
             return events
         if after > wager:
             events += self._past_posting(r, seat, kind, ch, wager, after)
@@ -909,10 +918,18 @@ class RoundEngine:
                 return []
         if target is None:
             return []
+        to_bonus = self._bonus_share(r, s, target, amount)
+        if to_bonus:
+            amount -= to_bonus
+            s.observed_payout["bonus"] = s.observed_payout.get("bonus", Fraction(0)) + to_bonus
+            s.settled_t.setdefault("bonus", ch.t_s)
+            s.settled_by.setdefault("bonus", ch)
         s.observed_payout[target] = s.observed_payout.get(target, Fraction(0)) + amount
         s.settled_t.setdefault(target, ch.t_s)
         s.settled_by.setdefault(target, ch)
         events: list[Event] = []
+        if to_bonus and not self._payout_growing(ch):
+            events += self._check_payout(r, s, "bonus", ch)
         if target == "mtd" and not revalued:
             # (a stack valued now was placed when first seen unvalued, and its timing was judged then: seed 7012 at
             # 1080p, a payout placed before the hit and first counted after it was reported settled late)
@@ -920,6 +937,19 @@ class RoundEngine:
         if target in SIDE_BETS and not self._payout_growing(ch):
             events += self._check_payout(r, s, target, ch)
         return events
+
+    def _bonus_share(self, r: RoundRecord, s: SeatRecord, target: str, amount: Fraction) -> Fraction:
+        """Of ``amount`` counted as the main wager's payout, what lies beyond the main payout due while a winning
+        bonus is still unpaid: the bonus payout, set down with (or just after) the main one and first valued with
+        it (4K seed 7247 r0: $30 paid on a blackjack and $13 on its bonus, read together as $43 once the dealer's
+        hand left them). 0 when the main payout due is not known or the amount does not pass it."""
+        if target != "main" or not self._bonus_unpaid(s):
+            return Fraction(0)
+        res = self._main_result(r, s)
+        if res is None or res.outcome != "win" or res.payout is None:
+            return Fraction(0)
+        due = max(Fraction(0), res.payout - s.observed_payout.get("main", Fraction(0)))
+        return amount - due if amount > due else Fraction(0)
 
     def _payout_growing(self, ch: ZoneChange, within_s: float | None = None) -> bool:
         """A larger reading of the same payout stack is already held for ordering: the dealer is still placing it
@@ -1117,6 +1147,8 @@ class RoundEngine:
         if last is None or abs(ch.t_s - last[3]) > SAME_SPOT_S:
             return False  # (an arrival seen just before it, confirmed later, is the same card: read unreadable)
         k, e, label, t = last
+        if r.phase != "deal" and self._drawn_beside(ch, label):
+            return False
         if (label == BACK and ch.label != BACK and isinstance(owner, int)
                 and self.profile.effective_deal_order == "switch_hands"
                 and sum(1 for ev, _, _ in r.deal if ev.recipient == owner) <= 2):
@@ -1132,6 +1164,16 @@ class RoundEngine:
                     hand[i] = ch.label
                     break
         return True
+
+    def _drawn_beside(self, ch: ZoneChange, last: str) -> bool:
+        """After the deal, a face arriving a card's width or more from the face ``last`` that came just before it
+        is another card: the dealer draws in quick succession once the hole card is turned, each card laid beside
+        the one before (4K seed 7249 r0: a 2S drawn 0.3 s after the KS turned over was seen to arrive, 58 mm from
+        it, and taken for the KS again: a 23 read as 21)."""
+        if last in (BACK, UNREADABLE) or ch.label in (BACK, UNREADABLE, last) or ch.position is None:
+            return False
+        at = self._arrived_at.get((ch.zone, last))
+        return at is not None and not _within(at, ch.position, DRAWN_BESIDE_MM)
 
     def _pair_turning(self, r: RoundRecord, seat: int, ch: ZoneChange) -> bool:
         """Switch Hands: a face showing where the player's face-down pair lies, after the deal, is a card of that

@@ -235,14 +235,16 @@ def _stacks_kept_in_place(before: dict[str, float | None], now: dict[str, float 
     payout area since the last frame put back on its spot: the same value gone from the spot and new beside it.
     Stage 1 now and then boxes a stack loosely (with the dealer's hand or its shadow), and the base found from a
     loose box can lie in the payout area; a wager is never slid into the payout area (winnings are slid onto the
-    spot, between rounds, so that way round is a move)."""
+    spot, between rounds, so that way round is a move). A spot still showing a stack, valued or not, kept its wager:
+    the value beside it is a payout of the same amount (4K seed 7238 r1: an unvalued $150 wager read $75 for 0.3 s
+    as a $75 payout was set beside it, the payout then put back on the spot as if the wager had moved)."""
     out = dict(now)
     for zone, value in now.items():
         if value is None or before.get(zone) or not (zone.startswith("seat") and zone.endswith(".payout")):
             continue
         seat = zone.split(".", 1)[0]
         home = next((z for z, v in before.items() if z.split(".", 1)[0] == seat and z.split(".", 1)[1] in
-                     ("main", "mtd", "bonus") and v == value and not out.get(z)), None)
+                     ("main", "mtd", "bonus") and v == value and out.get(z, 0) == 0), None)
         if home is not None:
             del out[zone]
             out[home] = value
