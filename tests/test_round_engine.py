@@ -819,6 +819,21 @@ def _switched_with_one_card_shown():
     return t
 
 
+def test_switch_hands_the_second_card_of_the_pair_kept_turned_on_the_first_is_read_with_it_2b_6_f():
+    """4K seed 7246 r1: the face-up pair taken away, the AS of the face-down pair turned, then the KC turned over
+    squared on it; the tracker reported the face-down card gone and the AS read anew as KC. The pair kept is AS KC."""
+    t = Table(SH).chips_to("seat3.main", 30)
+    t.deal(("seat3.cards", "BACK"), ("dealer.cards", "BACK"))
+    t.card("seat3.cards", "BACK", "card_squared")
+    t.deal(("seat3.cards", "QD"), ("dealer.cards", "QS"), ("seat3.cards", "9D"))
+    t.card("seat3.cards", "QD", "card_left").card("seat3.cards", "9D", "card_left")
+    t.card("seat3.cards", "AS").card("seat3.cards", "BACK", "card_left")
+    t.t += 0.7
+    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="KC", previous="AS"))
+    s = t.engine.rounds[0].seats[3]
+    assert sorted(s.first_two) == ["AS", "KC"] and s.hits == []
+
+
 def test_switch_hands_one_card_of_the_face_down_pair_shown_after_the_face_up_pair_left_is_the_pair_kept_2b_6_f():
     s = _switched_with_one_card_shown().engine.rounds[0].seats[3]
     assert sorted(s.first_two) == ["AD", "unreadable"] and s.hits == []

@@ -583,7 +583,22 @@ class RoundEngine:
             return []
         if ch.previous == BACK and owner == "dealer" and BACK in r.dealer:
             return self._card_turned(r, ch, owner)  # the hole card turned over where it lies
+        if isinstance(owner, int) and self._pair_card_turned_on_top(r.seats.get(owner), ch):
+            return self._card_reread(r, owner, BACK, ch.label, ch.position)
         return self._card_reread(r, owner, ch.previous, ch.label, ch.position)
+
+    def _pair_card_turned_on_top(self, s: SeatRecord | None, ch: ZoneChange) -> bool:
+        """Switch Hands, the face-down pair kept: one card turned over, then the other, squared on it, hiding it.
+        The tracker may read the top card where the first one's index was, as that card read anew; with the
+        face-down card just gone and the pair's second card not yet read, the new face is that card turned over
+        (2B.6(f)), and the first lies under it (4K seed 7246 r1: the AS turned, then the KC on it, reported as the
+        AS read KC, the pair kept taken for KC and a card unread)."""
+        if s is None or s.kept is None or UNREADABLE not in s.kept or ch.previous not in s.kept:
+            return False
+        if ch.label in (BACK, UNREADABLE) or ch.label in s.kept or BACK not in s.dealt[:2]:
+            return False
+        back_left = self._left_at.get((ch.zone, BACK))
+        return back_left is not None and 0.0 <= ch.t_s - back_left <= self.flip_window_s
 
     def _reappeared(self, arrival: ZoneChange) -> bool:
         """A card hidden for a while (a hand over it) and seen again is not a new card."""
