@@ -163,6 +163,16 @@ def test_a_second_face_down_card_squared_on_the_first_is_seen_as_its_step_2b_6_d
     assert feed(frames) == [("card_arrived", "BACK"), ("card_squared", "BACK")]
 
 
+def test_switch_hands_pair_turned_face_up_squared_shows_two_cards_at_opposite_corners_2b_6_f():
+    """4K seed 7238 r1: the face-down pair kept, squared, turned face up where it lay: the 9D's index at one corner
+    and the KS's at the opposite one, a card's diagonal apart, each read every frame. Two cards, not one card's two
+    corners voting 9D against KS."""
+    frames = [(["BACK"], [[(1177.0, 585.0)]])] * 6 + [(["BACK"], [[(1169.0, 597.0)]])] * 6
+    frames += [(["9D"], [[(1209.0, 605.0)]])] * 2 + [(["KS", "9D"], [[(1131.0, 578.0)], [(1209.0, 605.0)]])] * 10
+    changes = [c for c in feed(frames) if c[0] == "card_arrived"]
+    assert changes == [("card_arrived", "BACK"), ("card_arrived", "9D"), ("card_arrived", "KS")]
+
+
 def test_a_face_down_card_that_flickers_in_place_is_not_a_second_card():
     frames = ([(["BACK"], [[(1177.0, 585.0)]])] * 6 + [(["BACK"], [[(1173.0, 596.0)]])]
               + [(["BACK"], [[(1177.0, 585.0)]])] * 6)
