@@ -222,6 +222,15 @@ def test_a_bonus_payout_first_valued_with_the_main_payout_is_the_rest_beyond_the
     assert ("bonus_underpaid", 3, 15, 13) in t.alerts
 
 
+def test_a_payout_read_high_for_a_moment_is_counted_on_the_reading_it_settles_to_2_20_j():
+    """4K seed 7256 r1: the bonus payout set beside the main one read $42 over it for 0.3 s, then $17: the bonus
+    was underpaid, not overpaid."""
+    t = _blackjack_with_a_bonus(150, 1).chips_to("seat3.payout", 225)
+    t.at_once(1.0, ("seat3.payout", 267)).at_once(0.3, ("seat3.payout", 238)).wait(1.5)
+    assert t.engine.rounds[0].seats[3].observed_payout.get("bonus") == 13
+    assert [a for a in t.alerts if a[0].startswith("bonus_")] == [("bonus_underpaid", 3, 15, 13)]
+
+
 def test_main_and_bonus_payouts_first_valued_together_pay_each_in_full_2_20_f():
     t = _blackjack_with_a_bonus(20, 1).chips_to("seat3.payout", 45).wait(1.5)
     assert t.engine.rounds[0].seats[3].observed_payout == {"main": 30, "bonus": 15}

@@ -237,6 +237,15 @@ def test_a_wager_seen_in_the_payout_area_as_its_spot_empties_is_kept_on_its_spot
     assert tracker.state["seat3.main"].chips == 40 and tracker.state["seat3.payout"].chips == 0
 
 
+def test_a_payout_read_high_for_a_moment_settles_as_quickly_as_it_rose():
+    """4K seed 7256 r1: $225 paid, read $267 for 0.3 s as $17 more was set beside it, then $242: the fall part of the
+    way back undoes an overshoot, confirmed after rise_s like the rise, so the round engine sees both together."""
+    tracker = ZoneTracker(["seat5.payout"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat5.payout": 225}] * 5 + [{"seat5.payout": 267}] * 3 + [{"seat5.payout": 242}] * 10
+    changes = [(f, c) for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert [(c.before, c.after, f) for f, c in changes] == [(0, 225, 2), (225, 267, 7), (267, 242, 10)]
+
+
 def test_a_stack_taken_soon_after_it_was_placed_still_waits_fall_s():
     """Only a fall back to the value before the rise is quick: a wager placed and then gone waits fall_s."""
     tracker = ZoneTracker(["seat3.main"], rise_s=0.15, fall_s=0.6)

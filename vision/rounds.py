@@ -913,6 +913,9 @@ class RoundEngine:
         if (ch.after or 0) <= (before or 0):
             return []
         now_value = _money(ch.after or 0)
+        settled = self._payout_settles_lower(ch, s.payout_high)
+        if settled is not None:
+            now_value = settled
         if now_value <= s.payout_high:
             return []
         amount = now_value - s.payout_high
@@ -965,6 +968,18 @@ class RoundEngine:
             return Fraction(0)
         due = max(Fraction(0), res.payout - s.observed_payout.get("main", Fraction(0)))
         return amount - due if amount > due else Fraction(0)
+
+    def _payout_settles_lower(self, ch: ZoneChange, high: Fraction) -> Fraction | None:
+        """The value a payout reading read high for a moment settles to: the next reading of its zone, held for
+        ordering within :data:`TRANSIT_S`, lower than ``ch``'s but above what the seat was paid so far (``high``).
+        The stack is counted on that one (4K seed 7256 r1: a $17 bonus payout set beside the $225 main one read $267
+        for 0.3 s, then $242: a false `bonus_overpaid` for an underpaid bonus). ``None`` when there is none."""
+        nxt = min((q for _, _, q in self._queue if q.kind == "chips" and q.zone == ch.zone and q.t_s > ch.t_s),
+                  key=lambda q: q.t_s, default=None)
+        if nxt is None or nxt.t_s - ch.t_s > TRANSIT_S or nxt.before != ch.after or nxt.after is None:
+            return None
+        value = _money(nxt.after)
+        return value if high < value < _money(ch.after or 0) else None
 
     def _payout_growing(self, ch: ZoneChange, within_s: float | None = None) -> bool:
         """A larger reading of the same payout stack is already held for ordering: the dealer is still placing it
