@@ -730,6 +730,32 @@ def test_chips_added_to_a_bonus_wager_with_no_cards_under_it_are_past_posting_2_
     assert ("past_posting", 3, 1, 26) in t.alerts
 
 
+def _switch_hands_face_up_after_the_squared_pair(face_at):
+    t = Table(SH).chips_to("seat2.main", 50).chips_to("seat4.main", 100)
+    t.t += 1.0
+    back = ZoneChange("card_arrived", "seat2.cards", int(t.t * 10), t.t, 0, t.t, label="BACK",
+                      position=(1373.0, 460.0))
+    t._feed(back)
+    t.card("seat4.cards", "BACK").card("seat2.cards", "BACK", "card_squared")
+    t.t += 0.3
+    t.engine.step(int(t.t * 10), t.t, [ZoneChange("card_arrived", "seat2.cards", int(t.t * 10), t.t, 0, t.t,
+                                                  label="AC", position=face_at)])
+    t.wait(1.0).card("seat4.cards", "BACK", "card_squared")
+    return t
+
+
+def test_switch_hands_a_face_dealt_away_from_the_face_down_pair_is_a_card_out_of_turn_2b_6_d():
+    """4K seed 7255 r1: an AC dealt face up to seat 2, 88 mm from its face-down pair, 0.3 s after its second
+    face-down card and before seat 4's: the card out of turn is seat 2's, not the back's print read as an index."""
+    t = _switch_hands_face_up_after_the_squared_pair((1342.0, 377.0))
+    assert [a[:2] for a in t.alerts] == [("dealing_order", 2)]
+
+
+def test_switch_hands_a_face_read_on_the_face_down_pair_is_the_backs_print_2b_6_d():
+    t = _switch_hands_face_up_after_the_squared_pair((1380.0, 470.0))
+    assert t.alerts == []
+
+
 def test_switch_hands_second_face_down_cards_seen_squared_show_the_first_pass_out_of_order_2b_6_d():
     """4K seed 7169 r2: seat 6 got the first card; with each seat's second face-down card seen as its first one
     stepping, seat 3's first card is not taken for its second."""

@@ -98,6 +98,9 @@ so everything is still processed in the order it happened; alerts decided meanwh
 SAME_SPOT_S = 0.35
 """Two cards arriving on one spot this close in time are one card (cards to one spot come a pass of the deal apart,
 at least ~0.8 s even with one player)."""
+BACK_PRINT_MM = 60.0
+"""A face read this close (mm) to a player's face-down card's centre, or closer, may be the back's print read as an
+index; a card is 63 x 88 mm, so nothing on it lies farther than 54 mm from its centre."""
 DRAWN_BESIDE_MM = 40.0
 """After the deal, two faces arriving on one spot within :data:`SAME_SPOT_S` this far apart (mm, card centres) or
 more are two cards: a card is 63 mm wide, and cards drawn are laid beside each other."""
@@ -1181,7 +1184,8 @@ class RoundEngine:
             return False
         if (label == BACK and ch.label != BACK and isinstance(owner, int)
                 and self.profile.effective_deal_order == "switch_hands"
-                and sum(1 for ev, _, _ in r.deal if ev.recipient == owner) <= 2):
+                and sum(1 for ev, _, _ in r.deal if ev.recipient == owner) <= 2
+                and not self._off_the_back(ch)):
             # Switch Hands: a player's first two cards come face down (13:69F-2B.6(d)), so a face read with one of
             # them is the back's print read as an index (seed 7127 at 4K: a lattice back's corner read 10H), not
             # the card turned on its way from the shoe
@@ -1194,6 +1198,14 @@ class RoundEngine:
                     hand[i] = ch.label
                     break
         return True
+
+    def _off_the_back(self, ch: ZoneChange) -> bool:
+        """A face arriving farther from the face-down card on its spot than any point of that card lies from its
+        centre: not the back's print read as an index, but a card of its own (4K seed 7255 r1, Switch Hands: an AC
+        dealt face up 88 mm from seat 2's face-down pair 0.3 s after its second face-down card, out of turn, taken
+        for the back's print; the dealing-order alert went to the next seat)."""
+        at = self._arrived_at.get((ch.zone, BACK))
+        return at is not None and ch.position is not None and not _within(at, ch.position, BACK_PRINT_MM)
 
     def _drawn_beside(self, ch: ZoneChange, last: str) -> bool:
         """After the deal, a face arriving a card's width or more from the face ``last`` that came just before it
