@@ -74,6 +74,29 @@ def test_unsuited_match_paid_short_is_mtd_underpaid_2_23_f():
     assert ("mtd_underpaid", 3, 20, 15) in t.alerts
 
 
+def _mtd_payout_read_with_the_wager(back_after_s):
+    """Seat 3's KH 7C against the KS (an unsuited match: $20 due on $5); the payout, set touching the $25 wager,
+    seen unvalued, then read with the wager as $40 and no payout; the two read apart ``back_after_s`` on."""
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    t.at_once(1.0, ("seat3.payout", None)).at_once(0.3, ("seat3.main", 40), ("seat3.payout", 0))
+    t.at_once(back_after_s, ("seat3.main", 25), ("seat3.payout", None)).wait(1.5)
+    return t
+
+
+def test_a_match_the_dealer_payout_read_with_the_wager_it_touches_is_counted_once_read_apart_2_23_f():
+    """4K seed 7259 r1: a $12 payout set touching a $50 wager read as a $62 wager, with no payout, for 2 s: no
+    past-posting; the payout is the $12 the wager grew by, and it was overpaid."""
+    t = _mtd_payout_read_with_the_wager(2.0)
+    assert [a[:2] for a in t.alerts] == [("mtd_underpaid", 3)]
+    assert ("mtd_underpaid", 3, 20, 15) in t.alerts
+
+
+def test_a_wager_grown_as_its_payout_went_and_still_grown_is_past_posting_2_3():
+    t = _mtd_payout_read_with_the_wager(5.0)
+    assert ("past_posting", 3, 25, 40) in t.alerts
+
+
 def test_correct_mtd_payout_raises_nothing():
     first, hole = standard_deal(["KH", "7C"], "KS")
     t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).chips_to("seat3.payout", 20)

@@ -69,6 +69,10 @@ a stack placed there next is a new payout, counted whole (seed 7013 at 1080p: th
 taken with the wager, then the bonus's $75 placed 5 s later, which, no larger than the most the zone had shown,
 was not counted, and the paid bonus was reported never paid). The dealer's hand over a payout while paying hides it
 for about a second (the tracker holds a stack 0.6 s)."""
+MERGED_PAYOUT_S = 3.0
+"""A wager grown as its seat's payout stack went from beside it is judged this long on (or as soon as it is back to
+its amount): the payout set down touching the wager is read with it until the dealer's hand squares them apart;
+still grown, chips were added (past-posting, raised that much later)."""
 HIDDEN_WAGER_S = 3.0
 """A wager stack gone this shortly before the first card was under the dealer's hand dealing it: it stands as the
 seat's wager until seen again (the same stack: no change), or, not seen again this long after the first card and
@@ -247,6 +251,7 @@ class RoundRecord:
     phase: str = "betting"
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
     pending_growths: list = field(default_factory=list)  # (seat, wager, change, its value then): grown as a stack went
+    merged_growths: list = field(default_factory=list)  # (seat, wager, change, its value then): grown as its payout went
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     unvalued_at_first: dict = field(default_factory=dict)  # zone -> first card's change: awaiting a late value
     unvalued_payouts: dict = field(default_factory=dict)   # (seat, wager) -> change: a payout seen unvalued, likewise
@@ -410,7 +415,7 @@ class RoundEngine:
         judged_t = now_t if self._held is None else self._held.t_s  # (time-outs judged up to what was processed)
         if self.current is not None and self.current.pending_drops:
             events += self._judge_drops(self.current, judged_t)
-        if self.current is not None and self.current.pending_growths:
+        if self.current is not None and (self.current.pending_growths or self.current.merged_growths):
             events += self._judge_growths(self.current, judged_t)
         if self.current is not None and self.current.hidden_wagers:
             self._forget_hidden_wagers(self.current, judged_t)
@@ -657,6 +662,10 @@ class RoundEngine:
             return events
         if after > (wager or 0) and self._undone_soon(ch):
             return events  # a misreading while a hand crossed the stack, not chips added
+        if wager and after > wager and kind not in s.settled_t and self._payout_merged(s, ch, after - wager):
+            # perhaps its payout read with it: judged later
+            r.merged_growths.append((seat, kind, ch, wager, s.unvalued_payout))
+            return events
         if not wager:
             if after:
                 events += self._past_posting(r, seat, kind, ch, 0, after)
@@ -734,7 +743,44 @@ class RoundEngine:
             if now is not None and now > wager:
                 events += self._past_posting(r, seat, kind, ch, wager, now)
         r.pending_growths = keep
+        merged = []
+        for seat, kind, ch, wager, unvalued in r.merged_growths:
+            now = self._chips.get(ch.zone)
+            if now is not None and now == wager:
+                events += self._payout_read_apart(r, r.seats[seat], ch, ch.after - wager, unvalued)
+            elif not force and now_t - ch.t_s < MERGED_PAYOUT_S:
+                merged.append((seat, kind, ch, wager, unvalued))
+            elif now is not None and now > wager:
+                events += self._past_posting(r, seat, kind, ch, wager, now)
+        r.merged_growths = merged
         return events
+
+    def _payout_merged(self, s: SeatRecord, ch: ZoneChange, growth: float) -> bool:
+        """Whether the seat's payout stack went from its place within :data:`TRANSIT_S` of the wager change ``ch``,
+        unvalued or valued at the wager's ``growth``: the payout set down touching the wager and read with it."""
+        zone = f"seat{s.seat}.payout"
+        return any(q.kind == "chips" and q.zone == zone and q.after == 0 and q.before != 0
+                   and (q.before is None or q.before == growth) and abs(q.t_s - ch.t_s) <= TRANSIT_S
+                   for _, _, q in self._queue)
+
+    def _payout_read_apart(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, growth: float,
+                           unvalued: str | None) -> list[Event]:
+        """A wager grown as its payout stack went from beside it, and back to its amount since: the payout was read
+        with the wager meanwhile (4K seed 7259 r1: a $12 match-the-dealer payout set touching a $50 wager, read as a
+        $62 wager for 2 s and no payout: a false past-posting, and the overpaid payout missed). A payout seen there
+        unvalued (``unvalued``: the wager it was taken to pay) is valued at the growth; one valued before was counted
+        then."""
+        if unvalued is None or unvalued not in s.paid_unvalued:
+            return []
+        s.paid_unvalued.discard(unvalued)
+        if s.unvalued_payout == unvalued:
+            s.unvalued_payout = None
+        amount = _money(growth)
+        s.observed_payout[unvalued] = s.observed_payout.get(unvalued, Fraction(0)) + amount
+        s.payout_high += amount
+        if unvalued not in SIDE_BETS:
+            return []
+        return self._check_payout(r, s, unvalued, replace(ch, zone=f"seat{s.seat}.payout"))
 
     def _past_posting(self, r: RoundRecord, seat: int, kind: str, ch: ZoneChange, wager: float,
                       observed: float) -> list[Event]:
@@ -1020,8 +1066,8 @@ class RoundEngine:
         unvalued for 0.8 s, then read right, had already been reported unreadable)."""
         events: list[Event] = []
         for (seat, target), ch in list(r.unvalued_payouts.items()):
-            if not force and now_t - ch.t_s < LATE_VALUE_S:
-                continue
+            if not force and (now_t - ch.t_s < LATE_VALUE_S or any(m[0] == seat for m in r.merged_growths)):
+                continue  # (a payout read with its wager meanwhile is valued once they are read apart)
             del r.unvalued_payouts[(seat, target)]
             s = r.seats.get(seat)
             if s is None or target not in s.paid_unvalued:
@@ -1839,7 +1885,7 @@ class RoundEngine:
         r = self.current
         if r is None:
             return []
-        held = self._judge_growths(r, t_s, force=True) if r.pending_growths else []
+        held = self._judge_growths(r, t_s, force=True) if r.pending_growths or r.merged_growths else []
         if r.unvalued_at_first:
             held += self._unvalued_wagers(r, t_s, force=True)
         if r.unvalued_payouts:
