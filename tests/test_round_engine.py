@@ -656,31 +656,27 @@ def test_a_bonus_paid_beside_the_main_payout_where_the_two_cannot_be_counted_is_
     assert "bonus_underpaid" not in kinds and ("unreadable", 3) in [a[:2] for a in t.alerts]
 
 
+def _dealer_faces_03_s_apart(second: str, at: tuple[float, float]):
+    """Seat 3's 7C 9D against the 2H, the hole card dealt unseen under the dealer's hand; then the KS shows where
+    it was turned over and ``second`` 0.3 s later at ``at`` (mm)."""
+    first, _ = standard_deal(["7C", "9D"], "2H")
+    t = Table().chips_to("seat3.main", 20).deal(*first)
+    for label, position, dt in (("KS", (928.0, 250.0), 0.5), (second, at, 0.3)):
+        t.t += dt
+        t.engine.step(int(t.t * 10), t.t, [ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t,
+                                                      label=label, position=position)])
+    return t.wait(1.0)
+
+
 def test_cards_the_dealer_draws_in_quick_succession_beside_each_other_are_two_cards_2_2():
     """4K seed 7249 r0: the dealer's KS turned over and a 2S drawn 0.3 s later, laid 58 mm beside it: the 2S is a
     card drawn, not the KS read again (the dealer's 2H KS 2S 9C is 23, not 21)."""
-    first, _ = standard_deal(["7C", "9D"], "2H")
-    t = Table().chips_to("seat3.main", 20).deal(*first)  # the hole card dealt under the dealer's hand, unseen
-    t.t += 0.5
-    k = ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="KS", position=(928.0, 250.0))
-    t.engine.step(k.frame, t.t, [k])
-    t.t += 0.3
-    d = ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="2S", position=(986.0, 250.0))
-    t.engine.step(d.frame, t.t, [d])
-    t.wait(1.0).card("dealer.cards", "9C")
+    t = _dealer_faces_03_s_apart("2S", (986.0, 250.0)).card("dealer.cards", "9C")
     assert t.engine.rounds[0].dealer == ["2H", "KS", "2S", "9C"]
 
 
 def test_a_face_read_anew_where_the_dealers_last_card_lies_is_that_card_2_2():
-    first, _ = standard_deal(["7C", "9D"], "2H")
-    t = Table().chips_to("seat3.main", 20).deal(*first)  # the hole card dealt under the dealer's hand, unseen
-    t.t += 0.5
-    k = ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="KS", position=(928.0, 250.0))
-    t.engine.step(k.frame, t.t, [k])
-    t.t += 0.3
-    d = ZoneChange("card_arrived", "dealer.cards", int(t.t * 10), t.t, 0, t.t, label="KC", position=(935.0, 252.0))
-    t.engine.step(d.frame, t.t, [d])
-    t.wait(1.0)
+    t = _dealer_faces_03_s_apart("KC", (935.0, 252.0))
     assert t.engine.rounds[0].dealer == ["2H", "KS"]
 
 
