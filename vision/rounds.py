@@ -251,7 +251,8 @@ class RoundRecord:
     phase: str = "betting"
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
     pending_growths: list = field(default_factory=list)  # (seat, wager, change, its value then): grown as a stack went
-    merged_growths: list = field(default_factory=list)  # (seat, wager, change, its value then): grown as its payout went
+    # (seat, wager, change, its value then, the wager its unvalued payout was taken to pay): grown as its payout went
+    merged_growths: list = field(default_factory=list)
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     unvalued_at_first: dict = field(default_factory=dict)  # zone -> first card's change: awaiting a late value
     unvalued_payouts: dict = field(default_factory=dict)   # (seat, wager) -> change: a payout seen unvalued, likewise
