@@ -85,8 +85,8 @@ def _mtd_payout_read_with_the_wager(back_after_s):
 
 
 def test_a_match_the_dealer_payout_read_with_the_wager_it_touches_is_counted_once_read_apart_2_23_f():
-    """4K seed 7259 r1: a $12 payout set touching a $50 wager read as a $62 wager, with no payout, for 2 s: no
-    past-posting; the payout is the $12 the wager grew by, and it was overpaid."""
+    """4K seed 7259 r1: a $12 payout set touching a $50 wager read as a $62 wager, with no payout, for 2 s (there,
+    $3 was due: overpaid): no past-posting; the payout is what the wager grew by, here $15 of the $20 due."""
     t = _mtd_payout_read_with_the_wager(2.0)
     assert [a[:2] for a in t.alerts] == [("mtd_underpaid", 3)]
     assert ("mtd_underpaid", 3, 20, 15) in t.alerts
@@ -254,9 +254,11 @@ def test_a_payout_read_high_for_a_moment_is_counted_on_the_reading_it_settles_to
     assert [a for a in t.alerts if a[0].startswith("bonus_")] == [("bonus_underpaid", 3, 15, 13)]
 
 
-def test_main_and_bonus_payouts_first_valued_together_pay_each_in_full_2_20_f():
-    t = _blackjack_with_a_bonus(20, 1).chips_to("seat3.payout", 45).wait(1.5)
-    assert t.engine.rounds[0].seats[3].observed_payout == {"main": 30, "bonus": 15}
+def test_a_main_payout_valued_over_what_is_due_is_not_split_with_a_bonus_paid_after_it_2_20_f():
+    """$30 due on a $20 blackjack, the main payout read $35 as it stands alone (the main wager overpaid, or a chip
+    misread: not the bonus's), then the $15 bonus payout set beside it: the bonus was paid in full."""
+    t = _blackjack_with_a_bonus(20, 1).chips_to("seat3.payout", 35).wait(1.5).chips_to("seat3.payout", 50).wait(1.5)
+    assert t.engine.rounds[0].seats[3].observed_payout.get("bonus") == 15
     assert not [a for a in t.alerts if a[0].startswith("bonus_")]
 
 
@@ -1515,3 +1517,75 @@ def test_a_round_does_not_close_while_a_card_on_the_dealers_spot_is_being_judged
     assert len(engine.rounds) == 1
     assert [a.type for a in engine.rounds[0].alerts] == ["dealing_order"]
     assert engine.rounds[0].alerts[0].seat == "dealer"
+
+
+def test_a_payout_read_with_its_wager_then_read_apart_at_its_value_is_counted_once_2_23_f():
+    """The merge of 4K seed 7259 r1, the payout read at its value ($15) once the dealer's hand squares the two apart:
+    counted by that reading, not again as the wager's growth."""
+    first, _ = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    t.at_once(1.0, ("seat3.payout", None)).at_once(0.3, ("seat3.main", 40), ("seat3.payout", 0))
+    t.at_once(1.5, ("seat3.main", 25), ("seat3.payout", 15)).wait(1.5)
+    assert t.engine.rounds[0].seats[3].observed_payout == {"mtd": 15}
+    assert t.alerts == [("mtd_underpaid", 3, 20, 15)]
+
+
+def test_a_payout_seen_gone_a_frame_before_its_wager_grows_is_read_with_it_2_23_f():
+    """Which of the two changes the camera sees first is chance: the payout's going 0.1 s before the growth."""
+    first, _ = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    t.at_once(1.0, ("seat3.payout", None)).at_once(0.2, ("seat3.payout", 0)).at_once(0.1, ("seat3.main", 40))
+    t.at_once(2.0, ("seat3.main", 25), ("seat3.payout", None)).wait(1.5)
+    assert t.alerts == [("mtd_underpaid", 3, 20, 15)]
+
+
+def test_a_payout_read_lower_for_a_moment_and_back_is_counted_at_its_value_2_20_j():
+    """$225 paid on a $150 blackjack, the $15 bonus payout beside it ($240, right); the dealer's fingers hide part
+    of the stack for 0.3 s ($230), then $240 again: paid in full."""
+    t = _blackjack_with_a_bonus(150, 1).chips_to("seat3.payout", 225)
+    t.at_once(1.0, ("seat3.payout", 240)).at_once(0.3, ("seat3.payout", 230)).at_once(0.3, ("seat3.payout", 240))
+    t.wait(1.5)
+    assert t.engine.rounds[0].seats[3].observed_payout.get("bonus") == 15
+    assert not [a for a in t.alerts if a[0].startswith("bonus_")]
+
+
+def test_chips_added_to_a_bonus_wager_during_the_deal_over_the_spots_print_are_past_posting_2_20():
+    """The printed bonus circle read face down (print, no card), the player adds $25 to the $1 bonus on seeing the
+    ace: no face was tucked there, so the growth is chips added."""
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 1).card("seat3.bonus", "BACK")
+    t.deal(("seat3.cards", "AD"), ("dealer.cards", "9S")).chips_to("seat3.bonus", 26)
+    assert ("past_posting", 3, 1, 26) in t.alerts
+
+
+def test_switch_hands_the_backs_print_on_the_squared_second_card_is_no_card_2b_6_d():
+    """Seat 2's second face-down card seen squared on the first 25 mm along, its back's print read 40 mm from there
+    (65 mm from where the first arrived): the print, not a card dealt out of turn."""
+    t = Table(SH).chips_to("seat2.main", 50).chips_to("seat4.main", 100)
+    t.t += 1.0
+    t._feed(ZoneChange("card_arrived", "seat2.cards", int(t.t * 10), t.t, 0, t.t, label="BACK",
+                       position=(1373.0, 460.0)))
+    t.card("seat4.cards", "BACK")
+    t.t += 1.0
+    t._feed(ZoneChange("card_squared", "seat2.cards", int(t.t * 10), t.t, 0, t.t, label="BACK",
+                       position=(1373.0, 485.0)))
+    t.t += 0.3
+    t.engine.step(int(t.t * 10), t.t, [ZoneChange("card_arrived", "seat2.cards", int(t.t * 10), t.t, 0, t.t,
+                                                  label="10H", position=(1373.0, 525.0))])
+    t.wait(1.0).card("seat4.cards", "BACK", "card_squared")
+    assert t.alerts == []
+
+
+def test_switch_hands_a_turned_card_misread_then_read_anew_is_one_card_and_the_other_still_comes_2b_6_f():
+    """The pair kept's first card turned and read 8H, read anew 6H 0.7 s after the face-down card left (the same rank
+    or suit: a misread outvoted), then the other card, 9C: the pair kept is 6H 9C, no hit."""
+    t = Table(SH).chips_to("seat3.main", 30)
+    t.deal(("seat3.cards", "BACK"), ("dealer.cards", "BACK"))
+    t.card("seat3.cards", "BACK", "card_squared")
+    t.deal(("seat3.cards", "QD"), ("dealer.cards", "QS"), ("seat3.cards", "9D"))
+    t.card("seat3.cards", "QD", "card_left").card("seat3.cards", "9D", "card_left")
+    t.card("seat3.cards", "8H").card("seat3.cards", "BACK", "card_left")
+    t.t += 0.7
+    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="6H", previous="8H"))
+    t.card("seat3.cards", "9C")
+    s = t.engine.rounds[0].seats[3]
+    assert sorted(s.first_two) == ["6H", "9C"] and s.hits == []

@@ -391,3 +391,14 @@ def test_a_card_whose_corners_are_known_does_not_take_the_next_cards_corner():
     frames += [(["QD", "KC"], [[(1333.0, 448.0), (1254.0, 424.0), (1279.0, 414.0)],
                                [(1256.0, 453.0), (1332.0, 471.0)]])] * 20
     assert feed(frames) == [("card_arrived", "QD"), ("card_arrived", "KC")]
+
+
+def test_a_hits_corner_misread_beside_a_pair_turned_long_ago_is_no_second_card():
+    """Switch Hands, the squared face-down pair kept and turned (9D read in place), then a QH hit laid over it whose
+    far corner reads 6H for 0.5 s: no face-down pair lies there any more, so the 6H is the QH's corner."""
+    p, a, b = (1169.0, 597.0), (1235.0, 655.0), (1160.0, 630.0)
+    frames = [(["BACK"], [(1177.0, 585.0)])] * 6 + [(["BACK"], [p])] * 6 + [(["9D"], [p])] * 10
+    frames += [(["9D", "QH"], [p, a])] + [(["9D", "QH", "6H"], [p, a, b])] * 5 + [(["9D", "QH"], [p, a])] * 10
+    changes, _ = run(frames)
+    assert [c for c in changes if c[0] == "card_arrived"] == [("card_arrived", "BACK", None),
+                                                                 ("card_arrived", "QH", None)]

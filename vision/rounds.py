@@ -222,6 +222,8 @@ class SeatRecord:
     unvalued_payout: str | None = None    # the wager the payout stack now standing unvalued was taken to pay
     payout_high: Fraction = Fraction(0)   # most the payout zone has shown: a hidden stack seen again is not paid twice
     payout_empty_since: float | None = None  # when the payout zone last emptied (s): long empty, its chips were taken
+    payout_gone: tuple | None = None  # (t_s, value before, wager its unvalued stack paid) of the zone's last emptying
+    payout_overshoot: float | None = None  # a payout reading passed over as read high: its next reading counts
 
     @property
     def first_two(self) -> list[str]:
@@ -251,7 +253,8 @@ class RoundRecord:
     phase: str = "betting"
     pending_drops: list = field(default_factory=list)   # (seat, wager, change): emptied spots awaiting judgement
     pending_growths: list = field(default_factory=list)  # (seat, wager, change, its value then): grown as a stack went
-    # (seat, wager, change, its value then, the wager its unvalued payout was taken to pay): grown as its payout went
+    # (seat, wager, change, its value then, the wager its unvalued payout was taken to pay, the seat's payouts then):
+    # grown as its payout went
     merged_growths: list = field(default_factory=list)
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     unvalued_at_first: dict = field(default_factory=dict)  # zone -> first card's change: awaiting a late value
@@ -384,6 +387,7 @@ class RoundEngine:
         self._departed: list[ZoneChange] = []              # recent card departures (a hand may only hide them)
         self._left_at: dict[tuple[str, str], float] = {}   # (zone, label) -> when that card last left the zone
         self._arrived_at: dict[tuple[str, str], tuple] = {}  # (zone, label) -> where (mm) that card last arrived
+        self._backs_at: dict[str, list[tuple]] = {}  # zone -> where (mm) its face-down cards arrived or squared
         self._wager_gone: dict[str, tuple[float, float | None]] = {}  # wager zone -> (t, value) of its last going
         self._last_departure_t = 0.0
         self._utc0: datetime | None = None
@@ -469,6 +473,8 @@ class RoundEngine:
                 return self._payout_change(ch, owner, before)
             return []
         if ch.kind == "card_squared":
+            if ch.position is not None:
+                self._backs_at.setdefault(ch.zone, []).append(ch.position)
             return self._card_squared(ch, owner, kind)
         labels = self._cards.setdefault(ch.zone, [])
         stray = self._stray.setdefault(ch.zone, [])
@@ -494,6 +500,8 @@ class RoundEngine:
         labels.append(ch.label)
         if ch.position is not None:
             self._arrived_at[(ch.zone, ch.label)] = ch.position
+            if ch.label == BACK:
+                self._backs_at.setdefault(ch.zone, []).append(ch.position)
         if ch.label == UNREADABLE and ch.position is not None and any(
                 z == ch.zone and _within(p, ch.position, FIXTURE_MM) for z, p in self._fixtures):
             stray.append(ch.label)  # printed layout art, seen again once a hand moved off it
@@ -606,6 +614,8 @@ class RoundEngine:
             return False
         if ch.label in (BACK, UNREADABLE) or ch.label in s.kept or BACK not in s.dealt[:2]:
             return False
+        if ch.label[:-1] == ch.previous[:-1] or ch.label[-1] == ch.previous[-1]:
+            return False  # a misread outvoted names the rank or the suit it had (8H read anew 6H): the same card
         back_left = self._left_at.get((ch.zone, BACK))
         return back_left is not None and 0.0 <= ch.t_s - back_left <= self.flip_window_s
 
@@ -624,6 +634,8 @@ class RoundEngine:
         self._rounds_opened += 1
         self.current = RoundRecord(index=index, start_s=t_s, start_frame=frame)
         self._wager_gone.clear()  # a stack taken at the last round's settlement is no wager of this one
+        self._arrived_at.clear()  # (where the last round's cards lay says nothing of this one's)
+        self._backs_at.clear()
         self.rounds.append(self.current)
         if self.keep_rounds is not None and len(self.rounds) > self.keep_rounds + 1:
             del self.rounds[:len(self.rounds) - self.keep_rounds - 1]
@@ -663,9 +675,11 @@ class RoundEngine:
             return events
         if after > (wager or 0) and self._undone_soon(ch):
             return events  # a misreading while a hand crossed the stack, not chips added
-        if wager and after > wager and kind not in s.settled_t and self._payout_merged(s, ch, after - wager):
+        merged = self._payout_merged(s, ch, after - wager) if wager and after > wager and kind not in s.settled_t \
+            else None
+        if merged is not None:
             # perhaps its payout read with it: judged later
-            r.merged_growths.append((seat, kind, ch, wager, s.unvalued_payout))
+            r.merged_growths.append((seat, kind, ch, wager, merged[0], s.payout_high))
             return events
         if not wager:
             if after:
@@ -688,8 +702,9 @@ class RoundEngine:
             return events + self._settled_by_collection(r, s, kind, ch)
         if settled:
             return events
-        if kind == "bonus" and after and self._cards_tucked_under(ch) and (
-                self._bonus_unpaid(s) or s.expected.get("bonus") is None):
+        if kind == "bonus" and after and (
+                self._bonus_unpaid(s) and self._cards_tucked_under(ch)
+                or s.expected.get("bonus") is None and self._face_tucked(s, ch)):
             # the winner's cards tucked under the wager (2.20(f)) lift its stack and show their edges under it:
             # the chips read differently, none were added or taken (4K seed 7162 r1: a $1 wager read $26 over an
             # AD and a JD, a false past-posting); what the wager was at the first card is what it is paid on. The
@@ -712,6 +727,13 @@ class RoundEngine:
             return True
         return any(c.kind == "card_arrived" and c.zone == ch.zone and abs(c.t_s - ch.t_s) <= TRANSIT_S
                    for _, _, c in self._queue)
+
+    def _face_tucked(self, s: SeatRecord, ch: ZoneChange) -> bool:
+        """Whether a face has been seen under the seat's bonus wager, or is seen arriving there within
+        :data:`TRANSIT_S` of the chip change ``ch`` (still held in the queue): a card, not the spot's print."""
+        return bool(s.tucked) or any(
+            c.kind == "card_arrived" and c.zone == ch.zone and c.label not in (BACK, UNREADABLE)
+            and abs(c.t_s - ch.t_s) <= TRANSIT_S for _, _, c in self._queue)
 
     def _undone_soon(self, ch: ZoneChange) -> bool:
         """Whether the chip change ``ch`` is seen undone (the zone back to what it showed before) within
@@ -745,33 +767,45 @@ class RoundEngine:
                 events += self._past_posting(r, seat, kind, ch, wager, now)
         r.pending_growths = keep
         merged = []
-        for seat, kind, ch, wager, unvalued in r.merged_growths:
+        for seat, kind, ch, wager, unvalued, paid_then in r.merged_growths:
             now = self._chips.get(ch.zone)
             if now is not None and now == wager:
-                events += self._payout_read_apart(r, r.seats[seat], ch, ch.after - wager, unvalued)
+                events += self._payout_read_apart(r, r.seats[seat], ch, ch.after - wager, unvalued, paid_then)
             elif not force and now_t - ch.t_s < MERGED_PAYOUT_S:
-                merged.append((seat, kind, ch, wager, unvalued))
+                merged.append((seat, kind, ch, wager, unvalued, paid_then))
             elif now is not None and now > wager:
                 events += self._past_posting(r, seat, kind, ch, wager, now)
         r.merged_growths = merged
         return events
 
-    def _payout_merged(self, s: SeatRecord, ch: ZoneChange, growth: float) -> bool:
-        """Whether the seat's payout stack went from its place within :data:`TRANSIT_S` of the wager change ``ch``,
-        unvalued or valued at the wager's ``growth``: the payout set down touching the wager and read with it."""
+    def _payout_merged(self, s: SeatRecord, ch: ZoneChange, growth: float) -> tuple[str | None] | None:
+        """Whether the seat's payout stack went from its place within :data:`TRANSIT_S` of the wager change ``ch``
+        (seen before it, or held in the queue), unvalued or valued at the wager's ``growth``: the payout set down
+        touching the wager and read with it. Returns ``(the wager its unvalued stack was taken to pay,)`` (``None``
+        in it for a valued one), or ``None`` when it did not go."""
+        def with_growth(before) -> bool:
+            return before != 0 and (before is None or before == growth)
+
         zone = f"seat{s.seat}.payout"
-        return any(q.kind == "chips" and q.zone == zone and q.after == 0 and q.before != 0
-                   and (q.before is None or q.before == growth) and abs(q.t_s - ch.t_s) <= TRANSIT_S
-                   for _, _, q in self._queue)
+        if any(q.kind == "chips" and q.zone == zone and q.after == 0 and with_growth(q.before)
+               and abs(q.t_s - ch.t_s) <= TRANSIT_S for _, _, q in self._queue):
+            return (s.unvalued_payout,)
+        if s.payout_gone is not None and ch.t_s - s.payout_gone[0] <= TRANSIT_S and with_growth(s.payout_gone[1]) \
+                and self._chips.get(zone) == 0:
+            return (s.payout_gone[2],)
+        return None
 
     def _payout_read_apart(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, growth: float,
-                           unvalued: str | None) -> list[Event]:
+                           unvalued: str | None, paid_then: Fraction) -> list[Event]:
         """A wager grown as its payout stack went from beside it, and back to its amount since: the payout was read
         with the wager meanwhile (4K seed 7259 r1: a $12 match-the-dealer payout set touching a $50 wager, read as a
         $62 wager for 2 s and no payout: a false past-posting, and the overpaid payout missed). A payout seen there
-        unvalued (``unvalued``: the wager it was taken to pay) is valued at the growth; one valued before was counted
-        then."""
+        unvalued (``unvalued``: the wager it was taken to pay) is valued at the growth, unless it has been valued
+        on its own since (the seat's payouts above ``paid_then``: counted then); one valued before was counted then."""
         if unvalued is None or unvalued not in s.paid_unvalued:
+            return []
+        if s.payout_high > paid_then:
+            s.paid_unvalued.discard(unvalued)
             return []
         s.paid_unvalued.discard(unvalued)
         if s.unvalued_payout == unvalued:
@@ -949,23 +983,28 @@ class RoundEngine:
 
     def _payout_placed(self, r: RoundRecord, s: SeatRecord, ch: ZoneChange, before: float | None) -> list[Event]:
         if ch.after == 0:
+            s.payout_gone = (ch.t_s, before, s.unvalued_payout)
             s.unvalued_payout = None
             if s.payout_empty_since is None:
                 s.payout_empty_since = ch.t_s
             return []
-        if s.payout_empty_since is not None and ch.t_s - s.payout_empty_since >= PAYOUT_TAKEN_S:
-            s.payout_high = Fraction(0)  # the chips paid before were taken: this stack is all new
+        if s.payout_empty_since is not None and ch.t_s - s.payout_empty_since >= PAYOUT_TAKEN_S \
+                and not any(m[0] == s.seat for m in r.merged_growths):
+            # the chips paid before were taken: this stack is all new (but for a payout read with its wager
+            # meanwhile, still there)
+            s.payout_high = Fraction(0)
         s.payout_empty_since = None
         if ch.after is None:
             # a stack seen but not valued: placed alone, or beside one already counted (touching, the two are
             # read as one stack that cannot be counted): the next wager is paid, by an unknown amount
             return self._unvalued_payout(r, s, ch)
-        if (ch.after or 0) <= (before or 0):
+        overshot, s.payout_overshoot = s.payout_overshoot, None
+        if (ch.after or 0) <= (before or 0) and not (overshot is not None and before == overshot):
+            return []
+        if self._payout_settles_lower(ch, s.payout_high):
+            s.payout_overshoot = ch.after  # read high for a moment: counted on the reading it settles to, next
             return []
         now_value = _money(ch.after or 0)
-        settled = self._payout_settles_lower(ch, s.payout_high)
-        if settled is not None:
-            now_value = settled
         if now_value <= s.payout_high:
             return []
         amount = now_value - s.payout_high
@@ -986,7 +1025,7 @@ class RoundEngine:
                 return []
         if target is None:
             return []
-        to_bonus = self._bonus_share(r, s, target, amount)
+        to_bonus = self._bonus_share(r, s, target, amount) if revalued else Fraction(0)
         if to_bonus:
             amount -= to_bonus
             s.observed_payout["bonus"] = s.observed_payout.get("bonus", Fraction(0)) + to_bonus
@@ -1007,10 +1046,12 @@ class RoundEngine:
         return events
 
     def _bonus_share(self, r: RoundRecord, s: SeatRecord, target: str, amount: Fraction) -> Fraction:
-        """Of ``amount`` counted as the main wager's payout, what lies beyond the main payout due while a winning
-        bonus is still unpaid: the bonus payout, set down with (or just after) the main one and first valued with
-        it (4K seed 7247 r0: $30 paid on a blackjack and $13 on its bonus, read together as $43 once the dealer's
-        hand left them). 0 when the main payout due is not known or the amount does not pass it."""
+        """Of ``amount`` counted as the main wager's payout on a stack first seen unvalued, what lies beyond the main
+        payout due while a winning bonus is still unpaid: the bonus payout, set down with (or just after) the main
+        one under the dealer's hand and first valued with it (4K seed 7247 r0: $30 paid on a blackjack and $13 on
+        its bonus, read together as $43 once the dealer's hand left them). 0 when the main payout due is not known
+        or the amount does not pass it. (A main payout valued as it stands alone is not split: read over what is
+        due, the main wager was overpaid, which is not the bonus's.)"""
         if target != "main" or not self._bonus_unpaid(s):
             return Fraction(0)
         res = self._main_result(r, s)
@@ -1019,17 +1060,17 @@ class RoundEngine:
         due = max(Fraction(0), res.payout - s.observed_payout.get("main", Fraction(0)))
         return amount - due if amount > due else Fraction(0)
 
-    def _payout_settles_lower(self, ch: ZoneChange, high: Fraction) -> Fraction | None:
-        """The value a payout reading read high for a moment settles to: the next reading of its zone, held for
-        ordering within :data:`TRANSIT_S`, lower than ``ch``'s but above what the seat was paid so far (``high``).
-        The stack is counted on that one (4K seed 7256 r1: a $17 bonus payout set beside the $225 main one read $267
-        for 0.3 s, then $242: a false `bonus_overpaid` for an underpaid bonus). ``None`` when there is none."""
+    def _payout_settles_lower(self, ch: ZoneChange, high: Fraction) -> bool:
+        """Whether the payout reading ``ch`` was read high for a moment: the next reading of its zone, held for
+        ordering within :data:`TRANSIT_S`, is lower but above what the seat was paid so far (``high``). The stack is
+        then counted on that next reading, and, should it rise again (the dealer's fingers hid part of it), on the
+        one after, as any payout still growing (4K seed 7256 r1: a $17 bonus payout set beside the $225 main one
+        read $267 for 0.3 s, then $242: a false `bonus_overpaid` for an underpaid bonus)."""
         nxt = min((q for _, _, q in self._queue if q.kind == "chips" and q.zone == ch.zone and q.t_s > ch.t_s),
                   key=lambda q: q.t_s, default=None)
         if nxt is None or nxt.t_s - ch.t_s > TRANSIT_S or nxt.before != ch.after or nxt.after is None:
-            return None
-        value = _money(nxt.after)
-        return value if high < value < _money(ch.after or 0) else None
+            return False
+        return high < _money(nxt.after) < _money(ch.after or 0)
 
     def _payout_growing(self, ch: ZoneChange, within_s: float | None = None) -> bool:
         """A larger reading of the same payout stack is already held for ordering: the dealer is still placing it
@@ -1229,10 +1270,12 @@ class RoundEngine:
         k, e, label, t = last
         if r.phase != "deal" and self._drawn_beside(ch, label):
             return False
-        if (label == BACK and ch.label != BACK and isinstance(owner, int)
-                and self.profile.effective_deal_order == "switch_hands"
-                and sum(1 for ev, _, _ in r.deal if ev.recipient == owner) <= 2
-                and not self._off_the_back(ch)):
+        switch_pair = (label == BACK and ch.label != BACK and isinstance(owner, int)
+                       and self.profile.effective_deal_order == "switch_hands"
+                       and sum(1 for ev, _, _ in r.deal if ev.recipient == owner) <= 2)
+        if switch_pair and self._off_the_back(ch):
+            return False
+        if switch_pair:
             # Switch Hands: a player's first two cards come face down (13:69F-2B.6(d)), so a face read with one of
             # them is the back's print read as an index (seed 7127 at 4K: a lattice back's corner read 10H), not
             # the card turned on its way from the shoe
@@ -1247,12 +1290,14 @@ class RoundEngine:
         return True
 
     def _off_the_back(self, ch: ZoneChange) -> bool:
-        """A face arriving farther from the face-down card on its spot than any point of that card lies from its
-        centre: not the back's print read as an index, but a card of its own (4K seed 7255 r1, Switch Hands: an AC
-        dealt face up 88 mm from seat 2's face-down pair 0.3 s after its second face-down card, out of turn, taken
-        for the back's print; the dealing-order alert went to the next seat)."""
-        at = self._arrived_at.get((ch.zone, BACK))
-        return at is not None and ch.position is not None and not _within(at, ch.position, BACK_PRINT_MM)
+        """A face arriving farther from every face-down card on its spot (where each arrived, or was seen squared on
+        the first) than any point of a card lies from its centre: not the back's print read as an index, but a card
+        of its own (4K seed 7255 r1, Switch Hands: an AC dealt face up 88 mm from seat 2's face-down pair 0.3 s after
+        its second face-down card, out of turn, taken for the back's print; the dealing-order alert went to the next
+        seat)."""
+        backs = self._backs_at.get(ch.zone)
+        return bool(backs) and ch.position is not None and not any(
+            _within(at, ch.position, BACK_PRINT_MM) for at in backs)
 
     def _drawn_beside(self, ch: ZoneChange, last: str) -> bool:
         """After the deal, a face arriving a card's width or more from the face ``last`` that came just before it

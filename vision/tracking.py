@@ -254,12 +254,12 @@ def _stacks_kept_in_place(before: dict[str, float | None], now: dict[str, float 
 def _pair_turned_face_up(young: _Track, label: str, p, tracks: list[_Track], t_s: float) -> bool:
     """Switch Hands' face-down pair kept and turned face up where it lay, squared: one card's index shows at one
     corner and the other's at the opposite one, a card's diagonal apart, as one card's two corners do. Read in the
-    same frame as two different faces where a squared face-down pair lies (or lay a moment ago), they are two cards,
-    not one card's corners voting against each other (4K seed 7238 r1: the 9D and the KS on it tracked as one card,
-    read 9D 13 times and KS 11, the KS never reported)."""
+    same frame as two different faces where a squared face-down pair is still tracked (not yet seen gone), they are
+    two cards, not one card's corners voting against each other (4K seed 7238 r1: the 9D and the KS on it tracked as
+    one card, read 9D 13 times and KS 11, the KS never reported). A hit laid later finds no face-down pair there."""
     if young.last_t != t_s or label in ("BACK", "unreadable") or young.label() in ("BACK", "unreadable", label):
         return False
-    return any(o.squared and math.dist(o.pos, p) <= COVER_MM for o in tracks)
+    return any(o.squared and o.reported == "BACK" and math.dist(o.pos, p) <= COVER_MM for o in tracks)
 
 
 def _on_face(point, tr: _Track, known: bool = False) -> bool:
