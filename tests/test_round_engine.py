@@ -875,18 +875,24 @@ def _switched_with_one_card_shown():
     return t
 
 
-def test_switch_hands_the_second_card_of_the_pair_kept_turned_on_the_first_is_read_with_it_2b_6_f():
-    """4K seed 7246 r1: the face-up pair taken away, the AS of the face-down pair turned, then the KC turned over
-    squared on it; the tracker reported the face-down card gone and the AS read anew as KC. The pair kept is AS KC."""
+def _switched_first_card_read_anew(first: str, anew: str):
+    """Switch Hands, seat 3 switches: the face-up QD 9D taken away, the pair kept's ``first`` card turned, the
+    face-down card seen gone, and 0.7 s on the tracker reports ``first`` read anew as ``anew``."""
     t = Table(SH).chips_to("seat3.main", 30)
     t.deal(("seat3.cards", "BACK"), ("dealer.cards", "BACK"))
     t.card("seat3.cards", "BACK", "card_squared")
     t.deal(("seat3.cards", "QD"), ("dealer.cards", "QS"), ("seat3.cards", "9D"))
     t.card("seat3.cards", "QD", "card_left").card("seat3.cards", "9D", "card_left")
-    t.card("seat3.cards", "AS").card("seat3.cards", "BACK", "card_left")
+    t.card("seat3.cards", first).card("seat3.cards", "BACK", "card_left")
     t.t += 0.7
-    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="KC", previous="AS"))
-    s = t.engine.rounds[0].seats[3]
+    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label=anew, previous=first))
+    return t
+
+
+def test_switch_hands_the_second_card_of_the_pair_kept_turned_on_the_first_is_read_with_it_2b_6_f():
+    """4K seed 7246 r1: the AS of the face-down pair turned, then the KC turned over squared on it; the tracker
+    reported the face-down card gone and the AS read anew as KC. The pair kept is AS KC."""
+    s = _switched_first_card_read_anew("AS", "KC").engine.rounds[0].seats[3]
     assert sorted(s.first_two) == ["AS", "KC"] and s.hits == []
 
 
@@ -1576,16 +1582,8 @@ def test_switch_hands_the_backs_print_on_the_squared_second_card_is_no_card_2b_6
 
 
 def test_switch_hands_a_turned_card_misread_then_read_anew_is_one_card_and_the_other_still_comes_2b_6_f():
-    """The pair kept's first card turned and read 8H, read anew 6H 0.7 s after the face-down card left (the same rank
-    or suit: a misread outvoted), then the other card, 9C: the pair kept is 6H 9C, no hit."""
-    t = Table(SH).chips_to("seat3.main", 30)
-    t.deal(("seat3.cards", "BACK"), ("dealer.cards", "BACK"))
-    t.card("seat3.cards", "BACK", "card_squared")
-    t.deal(("seat3.cards", "QD"), ("dealer.cards", "QS"), ("seat3.cards", "9D"))
-    t.card("seat3.cards", "QD", "card_left").card("seat3.cards", "9D", "card_left")
-    t.card("seat3.cards", "8H").card("seat3.cards", "BACK", "card_left")
-    t.t += 0.7
-    t._feed(ZoneChange("card_relabelled", "seat3.cards", int(t.t * 10), t.t, 0, t.t, label="6H", previous="8H"))
-    t.card("seat3.cards", "9C")
+    """The pair kept's first card read 8H, read anew 6H (the same suit: a misread outvoted), then the other card, 9C:
+    the pair kept is 6H 9C, no hit."""
+    t = _switched_first_card_read_anew("8H", "6H").card("seat3.cards", "9C")
     s = t.engine.rounds[0].seats[3]
     assert sorted(s.first_two) == ["6H", "9C"] and s.hits == []
