@@ -704,7 +704,7 @@ class RoundEngine:
             return events
         if kind == "bonus" and after and (
                 self._bonus_unpaid(s) and self._cards_tucked_under(ch)
-                or s.expected.get("bonus") is None and self._face_tucked(s, ch)):
+                or s.expected.get("bonus") is None and self._cards_tucked_under(ch, s)):
             # the winner's cards tucked under the wager (2.20(f)) lift its stack and show their edges under it:
             # the chips read differently, none were added or taken (4K seed 7162 r1: a $1 wager read $26 over an
             # AD and a JD, a false past-posting); what the wager was at the first card is what it is paid on. The
@@ -720,20 +720,15 @@ class RoundEngine:
                                           f"${money_json(_money(wager))} -> ${money_json(_money(after))}")
         return events
 
-    def _cards_tucked_under(self, ch: ZoneChange) -> bool:
+    def _cards_tucked_under(self, ch: ZoneChange, s: SeatRecord | None = None) -> bool:
         """Whether cards lie in the wager zone of the chip change ``ch`` (a bonus winner's, tucked under it), or are
-        seen arriving there within :data:`TRANSIT_S` of it (still held in the queue)."""
-        if self._cards.get(ch.zone):
+        seen arriving there within :data:`TRANSIT_S` of it (still held in the queue). With the seat ``s`` (its hand
+        not known yet), faces only: those seen tucked under its wager, or arriving there (the spot's print read as a
+        card is no card)."""
+        if s.tucked if s is not None else self._cards.get(ch.zone):
             return True
         return any(c.kind == "card_arrived" and c.zone == ch.zone and abs(c.t_s - ch.t_s) <= TRANSIT_S
-                   for _, _, c in self._queue)
-
-    def _face_tucked(self, s: SeatRecord, ch: ZoneChange) -> bool:
-        """Whether a face has been seen under the seat's bonus wager, or is seen arriving there within
-        :data:`TRANSIT_S` of the chip change ``ch`` (still held in the queue): a card, not the spot's print."""
-        return bool(s.tucked) or any(
-            c.kind == "card_arrived" and c.zone == ch.zone and c.label not in (BACK, UNREADABLE)
-            and abs(c.t_s - ch.t_s) <= TRANSIT_S for _, _, c in self._queue)
+                   and (s is None or c.label not in (BACK, UNREADABLE)) for _, _, c in self._queue)
 
     def _undone_soon(self, ch: ZoneChange) -> bool:
         """Whether the chip change ``ch`` is seen undone (the zone back to what it showed before) within
