@@ -13,7 +13,8 @@ regulations:
    and a winning bonus player's two cards placed under the bonus wager.  In blackjack
    this happens before the dealer's hole card (2.23(e): "prior to any additional cards
    being dealt to ... the dealer"); in Spanish 21 after it (19.6(d));
-4. Switch Hands: each player keeps a pair, the other pair goes to the discard rack (2B.6(f));
+4. Switch Hands: each player keeps a pair, the other pair goes to the discard rack (2B.6(f)); a face-down pair kept
+   is turned over spread, both cards' indices in view;
 5. hits, the dealer's play (stand on all 17s), main settlement from the dealer's right;
 6. bonus winners paid after the round, from the dealer's left (2.20(f));
 7. pick-up from the dealer's right, the dealer's cards last (2B.6(l)); players take their chips.
@@ -238,6 +239,14 @@ class TableGeometry:
         # 2B.6(d)5: the second face-up card overlaps the lower left corner of the first (dealer's view)
         return Slot(self.seat_point(seat, -26 + 16 * k, -44 + 18 * k), self.player_angle(seat),
                     f"seat{seat}.cards", layer)
+
+    def switch_turned(self, seat: int, layer: int) -> Slot:
+        """Switch Hands: where the second card of the face-down pair comes to rest when the pair kept is turned
+        over (2B.6(f)). The first card is turned where it lies; the second is turned and slid off it as a hand's
+        second card lies on its first (:meth:`seat_card`), so both cards' indices show. Dealt face down, the pair
+        lies nearly squared: turned over so, the second card would cover half the first one's index (0.46-0.54 of
+        it showing), from the player as from the camera."""
+        return Slot(self.seat_point(seat, 8 + 15, 38 + 19), self.player_angle(seat), f"seat{seat}.cards", layer)
 
     def spot(self, seat: int, kind: str) -> tuple[float, float]:
         c = self.layout.zone(f"seat{seat}.{kind}").circle.center
@@ -1061,8 +1070,8 @@ class _Choreographer:
                 down, upp = trs[:2], trs[2:4]
                 if sp.kept == "down":
                     t = self.move_cards(upp, None, t, vanish=True) + 0.1
-                    for tr in down:
-                        t = self.flip(tr, t) + 0.05
+                    t = self.flip(down[0], t) + 0.05
+                    t = self.flip(down[1], t, geo.switch_turned(sp.seat, down[1].at_key(t).layer)) + 0.05
                     card_tracks[sp.seat] = down
                 else:
                     t = self.move_cards(down, None, t, vanish=True) + 0.1

@@ -440,3 +440,32 @@ def test_side_bets_follow_the_layout():
         wagered = {k for r in script.truth()["rounds"] for s in r["seats"] for k in s["wagers"]}
         assert wagered - {"main"} <= set(bets)
         assert script.profile.config_violations() == []
+
+
+def test_switch_hands_face_down_pair_kept_is_turned_over_with_both_cards_readable():
+    # 2B.6(f): the dealer turns over the face-down pair kept. Dealt face down the pair lies nearly squared; turned
+    # over so, the second card would hide the first one's indices from the player and the camera alike.
+    from datasets.render import render_frame
+
+    script = _script(7257, game="switch_hands", faults=(), rounds=3, width=960, height=540)
+    checked = 0
+    for plan, rnd in zip(script.rounds, script.round_truth):
+        for sp in plan.seats:
+            if sp.kept != "down":
+                continue
+            kept = sorted(str(c) for c in sp.first_two)
+            zone = f"seat{sp.seat}.cards"
+            for t in np.arange(rnd["start_s"], rnd["end_s"], 0.1):
+                state = script.timeline.state_at(float(t))
+                on_spot = [c for c in state.cards if c.zone == zone]
+                if len(on_spot) == 2 and all(c.face_up for c in on_spot) and sorted(c.card for c in on_spot) == kept \
+                        and not _hand_over(script, state, zone):
+                    break
+            else:
+                pytest.fail(f"seat {sp.seat}: the pair kept never lies face up alone on its spot")
+            res = render_frame(script.layout, state, script.camera)
+            # turned as dealt, the first card's index by the second showed only half (0.46-0.54)
+            shown = {c.card: min(c.index_visible) for c in res.cards if c.card in kept and c.index_visible}
+            assert len(shown) == 2 and min(shown.values()) > 0.9, (sp.seat, shown)
+            checked += 1
+    assert checked
