@@ -1,5 +1,7 @@
 """The round engine's audit, replayed from zone changes (no pixels): 13:69F-2.23, 19.6, 2.20, 2B.6."""
 
+import pytest
+
 from rules.profile import TableProfile
 from vision.rounds import RoundEngine
 from vision.tracking import ZoneChange
@@ -894,6 +896,47 @@ def test_switch_hands_the_second_card_of_the_pair_kept_turned_on_the_first_is_re
     reported the face-down card gone and the AS read anew as KC. The pair kept is AS KC."""
     s = _switched_first_card_read_anew("AS", "KC").engine.rounds[0].seats[3]
     assert sorted(s.first_two) == ["AS", "KC"] and s.hits == []
+
+
+def _face_down_pair_kept_and_its_second_card_slid(second_again: str, arrival_first: bool = False):
+    """4K seed 7192 r0 (layout mm as the detector placed them): seat 2's face-down pair squared, the face-up 4S 2H
+    taken away, the 8S (the pair's second card) turned and slid off the first: seen at one end of its slide, then at
+    the other as the face-down reading and the first 8S reading leave in one frame (``second_again`` there), then the
+    4H it uncovered."""
+    t = Table(SH).chips_to("seat2.main", 30)
+
+    def at(t_s, *changes):
+        t.engine.step(int(t_s * 10), t_s, [ZoneChange(kind, "seat2.cards", int(t_s * 10), t_s, int(t_s * 10), t_s,
+                                                      label=label, position=pos) for kind, label, pos in changes])
+
+    at(3.2, ("card_arrived", "BACK", (1378.0, 458.0)))
+    at(3.4, ("card_arrived", "BACK", (1360.0, 60.0)))
+    t.engine.step(34, 3.4, [ZoneChange("card_arrived", "dealer.cards", 34, 3.4, 34, 3.4, label="BACK")])
+    at(5.1, ("card_squared", "BACK", (1373.0, 472.0)))
+    at(7.0, ("card_arrived", "4S", (1342.0, 377.0)))
+    t.engine.step(80, 8.0, [ZoneChange("card_arrived", "dealer.cards", 80, 8.0, 80, 8.0, label="5H")])
+    at(9.4, ("card_arrived", "2H", (1343.0, 401.0)))
+    at(11.6, ("card_left", "4S", (1342.0, 377.0)), ("card_left", "2H", (1343.0, 401.0)))
+    at(12.2, ("card_arrived", "8S", (1416.0, 467.0)))
+    left = [("card_left", "BACK", (1373.0, 472.0)), ("card_left", "8S", (1416.0, 467.0))]
+    arrived = [("card_arrived", second_again, (1329.0, 455.0))]
+    at(12.6, *(arrived + left if arrival_first else left + arrived))
+    at(12.9, ("card_arrived", "4H", (1376.0, 485.0)))
+    t.engine.step(140, 14.0, [])
+    return t.engine.rounds[0].seats[2]
+
+
+@pytest.mark.parametrize("arrival_first", [False, True])
+def test_switch_hands_the_card_turned_and_slid_off_the_first_is_one_card_not_two_2b_6_f(arrival_first):
+    s = _face_down_pair_kept_and_its_second_card_slid("8S", arrival_first)
+    assert sorted(s.first_two) == ["4H", "8S"] and s.hits == []
+
+
+def test_switch_hands_another_face_where_the_pair_lay_as_the_face_down_reading_leaves_is_the_other_card_2b_6_f():
+    """The same frames, but the face showing as the face-down reading leaves is another card: the pair's first card
+    turned, not the 8S moved; the 4H then is a hit."""
+    s = _face_down_pair_kept_and_its_second_card_slid("9D")
+    assert sorted(s.first_two) == ["8S", "9D"] and s.hits == ["4H"]
 
 
 def test_switch_hands_one_card_of_the_face_down_pair_shown_after_the_face_up_pair_left_is_the_pair_kept_2b_6_f():

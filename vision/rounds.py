@@ -108,6 +108,9 @@ index; a card is 63 x 88 mm, so nothing on it lies farther than 54 mm from its c
 DRAWN_BESIDE_MM = 40.0
 """After the deal, two faces arriving on one spot within :data:`SAME_SPOT_S` this far apart (mm, card centres) or
 more are two cards: a card is 63 mm wide, and cards drawn are laid beside each other."""
+CARD_MOVED_S = 0.3
+"""After the deal, a face arriving on a spot within this many seconds of a reading of that card leaving it is that
+card moved (:meth:`RoundEngine._card_moved`): the tracker reports both in the same analysed frame."""
 FLIP_MM = 45.0
 """A player's face-down card turned over shows its face this close (mm, card centres) to where it lay; farther off,
 a face arriving as a face-down card leaves is another card (Switch Hands: the pair not kept is taken away as the
@@ -1210,6 +1213,8 @@ class RoundEngine:
             # the deal (13:69F-2B.6(d)): an index read unsure where a face-down reading leaves in that instant is
             # the back's print (seed 7010 at 1080p: a false dealing_order); the back is seen again, hidden a moment
             return events
+        if r.phase != "deal" and self._card_moved(r, ch, owner):
+            return events
         # a face-down card turned over in place is not a new card; none is turned during the deal (a face-down
         # card squared on another, in Switch Hands, is not turned over when the first one moves)
         if r.phase != "deal" and ch.label != BACK and BACK in self._cards.get(ch.zone, ()) \
@@ -1341,6 +1346,25 @@ class RoundEngine:
         if s.turned is not None and s.turned[1] is not None:
             lying.append(s.turned[1])
         return any(_within(ch.position, p, FLIP_MM) for p in lying)
+
+    def _card_moved(self, r: RoundRecord, ch: ZoneChange, owner) -> bool:
+        """A face arriving on a spot as a reading of that very card leaves it, within :data:`CARD_MOVED_S`, is that
+        card slid along the spot (the tracker lost it and found it a little way off), not another card: its hand
+        holds it already. Switch Hands, 2B.6(f): the second card of the face-down pair kept is turned over and slid
+        off the first so that both show (4K seeds 7177 r0, 7186 r1, 7192 r0: the 8S turned was seen at one end of
+        its slide, then at the other as it left the first place, and taken for the other card of the pair: 8S 8S
+        kept, the 4H under it a hit)."""
+        if ch.label in (BACK, UNREADABLE) or not self._in_hand(r, owner, ch.label):
+            return False
+        left = self._leaving(ch.zone, ch.t_s + CARD_MOVED_S).get(ch.label)
+        if left is not None and abs(left - ch.t_s) <= CARD_MOVED_S:
+            return True
+        # (or its departure came first, in the same analysed frame)
+        for d in self._departed:
+            if d.zone == ch.zone and d.label == ch.label and abs(d.t_s - ch.t_s) <= CARD_MOVED_S:
+                self._departed.remove(d)
+                return True
+        return False
 
     def _leaving(self, zone: str, t_s: float) -> dict[str, float]:
         """label -> t_s of the departures from ``zone`` held in the queue that happened by ``t_s`` (seen leaving
