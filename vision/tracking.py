@@ -387,7 +387,8 @@ class _StableSignal:
         0.3 s, 4K seed 7174 r1; an unvalued $150 wager read $75 for 0.3 s as a payout was set beside it, 1080p seed
         7050 r1), and it is confirmed as quickly as the rise was, so the round engine, holding changes for its
         latency, sees both. So is a fall part of the way back, to a value between the two: the rise overshot (4K
-        seed 7256 r1: a payout of $225 read $267 for 0.3 s as $17 more was set beside it, then $242)."""
+        seed 7256 r1: a payout of $225 read $267 for 0.3 s as $17 more was set beside it, then $242; from unvalued,
+        any lower value: 4K seed 7299 r0, a payout unvalued for 7 s read $155 for 0.3 s, then $150)."""
         if reading == self.value:
             self._pending = None
             return None
@@ -431,10 +432,14 @@ def _changed_points(known: list, now: list, arrived: bool) -> list:
 
 
 def _between(value: object, low: object, high: object) -> bool:
-    """``value`` a chip value strictly between the valued ``low`` and ``high``, ``low`` a stack (not nothing: a stack
-    placed and partly taken soon after is a fall like any other); ``None``, unvalued, is between nothing."""
-    if value is None or low is None or high is None or low == 0:
+    """``value`` a chip value strictly between ``low`` and the valued ``high``, ``low`` a stack (not nothing: a stack
+    placed and partly taken soon after is a fall like any other). An unvalued ``low`` is a stack of no known value:
+    any value above nothing and under ``high`` lies between (4K seed 7299 r0: a payout stack unvalued for 7 s, read
+    $155 for 0.3 s as the dealer's hand left it, then $150). ``None``, unvalued, is between nothing."""
+    if value is None or high is None or low == 0:
         return False
+    if low is None:
+        return 0 < _as_number(value) < _as_number(high)
     return _as_number(low) < _as_number(value) < _as_number(high)
 
 
