@@ -4,7 +4,7 @@ import pytest
 
 from rules.profile import TableProfile
 from vision.rounds import RoundEngine
-from vision.tracking import ZoneChange
+from vision.tracking import ZoneChange, ZoneTracker
 
 BJ6 = TableProfile(game="blackjack", decks=6, side_bets=["mtd", "bonus"], bonus_payout={"1": 15, "5": 75},
                    main_max=500)
@@ -1329,16 +1329,18 @@ def test_spanish_21_a_payout_to_a_seat_without_match_the_dealer_does_not_end_the
     assert "mtd_settled_late" not in [a[0] for a in t.alerts]
 
 
-def test_switch_hands_a_card_of_the_kept_pair_covered_as_a_hit_lands_is_not_read_anew_as_the_hit():
-    """Long after the pair was turned, the dealer's hand covers one of it as the hit lands: the hit is a hit."""
+@pytest.mark.parametrize("hit", ["5D", "QS"])
+def test_switch_hands_a_card_of_the_kept_pair_covered_as_a_hit_lands_is_not_read_anew_as_the_hit(hit):
+    """Long after the pair was turned, the dealer's hand covers one of it as the hit lands: the hit is a hit, even
+    one of the identity of the card it covers (QS over the QS kept: multi-deck shoes)."""
     t = _switch_hands_deal_at_seat2()
     _at_once(t, ("card_left", "2H", (1342.0, 377.0)), ("card_left", "8H", (1343.0, 401.0)))
     _at_once(t, ("card_arrived", "9C", (1396.0, 456.0)), ("card_left", "BACK", (1370.0, 472.0)))
     _at_once(t, ("card_arrived", "QS", (1393.0, 477.0)))
     t.t += 5.0
-    _at_once(t, ("card_arrived", "5D", (1380.0, 500.0)), ("card_left", "QS", (1393.0, 477.0)))
+    _at_once(t, ("card_arrived", hit, (1380.0, 500.0)), ("card_left", "QS", (1393.0, 477.0)))
     s = t.engine.rounds[0].seats[2]
-    assert sorted(s.first_two) == ["9C", "QS"] and s.hits == ["5D"]
+    assert sorted(s.first_two) == ["9C", "QS"] and s.hits == [hit]
 
 
 def test_switch_hands_a_face_seen_as_the_dealers_hole_card_lands_is_not_swallowed_as_a_backs_print():
@@ -1630,3 +1632,98 @@ def test_switch_hands_a_turned_card_misread_then_read_anew_is_one_card_and_the_o
     t = _switched_first_card_read_anew("8H", "6H").card("seat3.cards", "9C")
     s = t.engine.rounds[0].seats[3]
     assert sorted(s.first_two) == ["6H", "9C"] and s.hits == []
+
+
+# multi-deck shoes: a face of the identity of a card leaving the spot in that instant is no card moved but in
+# Switch Hands' pair kept being turned
+
+
+def test_a_hit_of_the_same_identity_landing_over_the_card_it_covers_is_a_hit():
+    """Six decks: seat 3 holds 4D 8S; the hit is another 8S, laid over the first 8S so that its index is lost in the
+    instant the hit is first seen (as in 4K seed 7185 r0, there with a 5D).
+    The hit must count (4D 8S 8S = 20), and the losing match-the-dealer wager collected after it is settled late."""
+    def at(kind, label, mm):
+        t.t += 1.0
+        t._feed(ZoneChange(kind, "seat3.cards", int(t.t * 10), t.t, 0, t.t, label=label, position=mm))
+
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5)
+    at("card_arrived", "4D", (1176.0, 508.0))
+    t.card("dealer.cards", "KS")
+    at("card_arrived", "8S", (1168.0, 531.0))
+    t.card("dealer.cards", "BACK")
+    _at_once(t, ("card_arrived", "8S", (1190.0, 572.0)), ("card_left", "8S", (1168.0, 531.0)), zone="seat3.cards")
+    t.chips_to("seat3.mtd", 0)
+    s = t.engine.rounds[0].seats[3]
+    assert s.first_two == ["4D", "8S"] and s.hits == ["8S"]
+    assert "mtd_settled_late" in [a[0] for a in t.alerts]
+
+
+def test_switch_hands_the_pair_kept_holding_a_card_of_the_face_up_pairs_identity_is_the_pair_kept_2b_6_f():
+    """test_switch_hands_a_face_shown_as_the_face_up_pair_is_taken_away_in_the_same_instant_is_the_pair_kept_2b_6_f
+    (4K seed 7127: the face-up pair taken away and the face-down pair turned in one movement), with the face-down
+    pair holding an 8H like the face-up pair's 8H (six decks). The 8H shown is the pair kept's card, not the
+    face-up 8H moved: the pair kept is 8H QS."""
+    t = _switch_hands_deal_at_seat2()  # face-up 2H 8H
+    _at_once(t, ("card_arrived", "8H", (1419.0, 472.0)), ("card_left", "2H", (1342.0, 377.0)),
+             ("card_left", "8H", (1343.0, 401.0)))
+    _at_once(t, ("card_left", "BACK", (1370.0, 472.0)), ("card_arrived", "QS", (1393.0, 477.0)))
+    s = t.engine.rounds[0].seats[2]
+    assert sorted(s.first_two) == ["8H", "QS"] and s.hits == []
+
+
+def _tracked(main_reads, cards):
+    """The tracker (review_cli's rise_s/fall_s) fed seat 3's main wager readings at 10 fps, the round engine
+    (latency 0.7 s) fed its changes and the scripted cards."""
+    tracker = ZoneTracker(["seat3.main"], rise_s=0.15, fall_s=0.6)
+    engine = RoundEngine(BJ6, "t", fps=10, latency_s=0.7)
+    changes_seen = []
+    for f, v in enumerate(main_reads):
+        t = f / 10
+        chs = tracker.update(f, t, {}, {"seat3.main": v})
+        changes_seen += [(c.before, c.after) for c in chs]
+        chs += [ZoneChange("card_arrived", z, f, t, f, t, label=label) for ff, z, label in cards if ff == f]
+        engine.step(f, t, chs)
+    engine.finish(len(main_reads) + 20, len(main_reads) / 10 + 2)
+    return changes_seen, [(a.type, a.seat, a.expected, a.observed) for r in engine.rounds for a in r.alerts]
+
+
+def test_a_wager_seen_again_and_read_low_for_a_moment_under_the_dealers_hand_is_no_change():
+    """A $100 main wager valued at the first card; the dealer's hand, dealing, hides it (unvalued) for 1 s, uncovers
+    it ($100 for 0.4 s), then covers part of it ($75 for 0.3 s, some chips hidden) and all of it again (unvalued) for
+    1 s before it shows $100 again. Nothing was taken: a lower reading held 0.3 s, then hidden, is no change (confirmed
+    as an overshoot of the rise from unvalued it would be a false `pinching`)."""
+    reads = [100] * 25 + [None] * 10 + [100] * 4 + [75] * 3 + [None] * 10 + [100] * 60
+    cards = [(10, "seat3.cards", "10C"), (16, "dealer.cards", "8S"), (30, "seat3.cards", "9D"),
+             (36, "dealer.cards", "BACK")]
+    changes, alerts = _tracked(reads, cards)
+    assert (100, 75) not in changes
+    assert not [a for a in alerts if a[0] == "pinching"]
+
+
+def test_tracker_a_stack_first_valued_then_read_lower_for_a_moment_then_hidden_keeps_its_value():
+    """The tracker alone: unvalued, $100 for 0.4 s, $75 for 0.3 s, unvalued again. The $75 lasted under fall_s and
+    is not what the stack was before the rise (it was unvalued): a hand over part of the stack, not an overshoot."""
+    tracker = ZoneTracker(["seat3.main"], rise_s=0.15, fall_s=0.6)
+    frames = [{"seat3.main": None}] * 5 + [{"seat3.main": 100}] * 4 + [{"seat3.main": 75}] * 3 \
+        + [{"seat3.main": None}] * 10
+    changes = [c for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
+    assert (100, 75) not in [(c.before, c.after) for c in changes]
+
+
+def test_a_payout_read_low_for_a_moment_as_the_dealers_hand_squares_it_is_paid_in_full_2_23_f():
+    """Seat 3's KH 7C against the KS (unsuited match: $20 due on $5). The dealer sets the $20 payout down: unvalued
+    under the hand for 0.8 s, $20 for 0.4 s, $15 for 0.3 s as the fingers come back to square it (a chip hidden),
+    unvalued under the hand for 1 s, then $20 for good. Paid right: no alert (the $15 confirmed as an overshoot of the
+    rise from unvalued would be a false `mtd_underpaid`)."""
+    tracker = ZoneTracker(["seat3.main", "seat3.mtd", "seat3.payout"], rise_s=0.15, fall_s=0.6)
+    engine = RoundEngine(BJ6, "t", fps=10, latency_s=0.7)
+    cards = [(20, "seat3.cards", "KH"), (26, "dealer.cards", "KS"), (32, "seat3.cards", "7C"),
+             (36, "dealer.cards", "BACK")]
+    payout = [0] * 50 + [None] * 8 + [20] * 4 + [15] * 3 + [None] * 10 + [20] * 60
+    for f, p in enumerate(payout):
+        t = f / 10
+        chs = tracker.update(f, t, {}, {"seat3.main": 25, "seat3.mtd": 5, "seat3.payout": p})
+        chs += [ZoneChange("card_arrived", z, f, t, f, t, label=label) for ff, z, label in cards if ff == f]
+        engine.step(f, t, chs)
+    engine.finish(len(payout) + 20, len(payout) / 10 + 2)
+    assert [(a.type, a.seat) for r in engine.rounds for a in r.alerts] == []

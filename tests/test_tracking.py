@@ -248,12 +248,13 @@ def test_a_payout_read_high_for_a_moment_settles_as_quickly_as_it_rose():
 
 def test_a_payout_first_valued_high_for_a_moment_settles_as_quickly_as_it_rose():
     """4K seed 7299 r0: a payout stack unvalued for 7 s, read $155 for 0.3 s as the dealer's hand left it, then $150:
-    a fall to a value, from a reading first valued where it was unvalued, is that rise overshooting too, so the round
-    engine sees the $150 before it counts the $155 (a false `mtd_overpaid` otherwise)."""
+    a fall to a value held OVERSHOOT_HOLD_S, from a reading first valued where it was unvalued, is that rise
+    overshooting too, confirmed before fall_s, so the round engine sees the $150 before it counts the $155 (a false
+    `mtd_overpaid` otherwise)."""
     tracker = ZoneTracker(["seat1.payout"], rise_s=0.15, fall_s=0.6)
     frames = [{"seat1.payout": None}] * 5 + [{"seat1.payout": 155}] * 3 + [{"seat1.payout": 150}] * 10
     changes = [(f, c) for f, chips in enumerate(frames) for c in tracker.update(f, f / 10, {}, chips)]
-    assert [(c.before, c.after, f) for f, c in changes] == [(0, None, 2), (None, 155, 7), (155, 150, 10)]
+    assert [(c.before, c.after, f) for f, c in changes] == [(0, None, 2), (None, 155, 7), (155, 150, 11)]
 
 
 def test_a_stack_taken_soon_after_it_was_placed_still_waits_fall_s():

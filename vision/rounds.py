@@ -109,8 +109,9 @@ DRAWN_BESIDE_MM = 40.0
 """After the deal, two faces arriving on one spot within :data:`SAME_SPOT_S` this far apart (mm, card centres) or
 more are two cards: a card is 63 mm wide, and cards drawn are laid beside each other."""
 CARD_MOVED_S = 0.3
-"""After the deal, a face arriving on a spot within this many seconds of a reading of that card leaving it is that
-card moved (:meth:`RoundEngine._card_moved`): the tracker reports both in the same analysed frame."""
+"""Switch Hands, the pair kept being turned: a face arriving on the spot within this many seconds of a reading of that
+card leaving it is that card moved (:meth:`RoundEngine._card_moved`): the tracker reports both in one analysed
+frame."""
 FLIP_MM = 45.0
 """A player's face-down card turned over shows its face this close (mm, card centres) to where it lay; farther off,
 a face arriving as a face-down card leaves is another card (Switch Hands: the pair not kept is taken away as the
@@ -1348,13 +1349,19 @@ class RoundEngine:
         return any(_within(ch.position, p, FLIP_MM) for p in lying)
 
     def _card_moved(self, r: RoundRecord, ch: ZoneChange, owner) -> bool:
-        """A face arriving on a spot as a reading of that very card leaves it, within :data:`CARD_MOVED_S`, is that
-        card slid along the spot (the tracker lost it and found it a little way off), not another card: its hand
-        holds it already. Switch Hands, 2B.6(f): the second card of the face-down pair kept is turned over and slid
-        off the first so that both show (4K seeds 7177 r0, 7186 r1, 7192 r0: the 8S turned was seen at one end of
-        its slide, then at the other as it left the first place, and taken for the other card of the pair: 8S 8S
-        kept, the 4H under it a hit)."""
-        if ch.label in (BACK, UNREADABLE) or not self._in_hand(r, owner, ch.label):
+        """Switch Hands, the face-down pair kept being turned over (2B.6(f)): a face arriving on the seat's spot as a
+        reading of that very card leaves it, within :data:`CARD_MOVED_S`, where that card is one of the pair already
+        turned and the other not yet, is that card slid along the spot (the tracker lost it and found it a little
+        way off), not the other card. The dealer turns the second card over and slides it off the first so that both
+        show (4K seeds 7177 r0, 7186 r1, 7192 r0: the 8S turned was seen at one end of its slide, then at the other
+        as it left the first place, and taken for the other card of the pair: 8S 8S kept, the 4H under it a hit).
+        Nowhere else: a hit of the same identity laid over a card, or the pair kept holding a card like one of the
+        face-up pair taken away in the same movement, is another card (multi-deck shoes)."""
+        if self.profile.effective_deal_order != "switch_hands" or not isinstance(owner, int):
+            return False
+        s = r.seats.get(owner)
+        if (ch.label in (BACK, UNREADABLE) or s is None or s.hits or ch.label not in s.dealt[:2]
+                or BACK not in s.dealt[:2]):
             return False
         left = self._leaving(ch.zone, ch.t_s + CARD_MOVED_S).get(ch.label)
         if left is not None and abs(left - ch.t_s) <= CARD_MOVED_S:

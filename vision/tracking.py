@@ -76,6 +76,10 @@ class ZoneChange:
     previous: str | None = None
 
 
+OVERSHOOT_HOLD_S = 0.3
+"""A chip reading first valued where it was unvalued and read lower a moment later is that value overshooting once the
+lower reading has held this long (s, from its first sighting): shorter, it is as often a hand over the stack reading
+it low for 0.3 s before it covers the stack again (a false pinching or underpaid payout)."""
 TRACK_MATCH_MM = 12.0
 """A reading one of whose corners lies within this distance (mm on the layout) of a corner of a track's card is
 that card. Cards fanned in a hand lie ~18 mm apart, corner to corner."""
@@ -387,8 +391,9 @@ class _StableSignal:
         0.3 s, 4K seed 7174 r1; an unvalued $150 wager read $75 for 0.3 s as a payout was set beside it, 1080p seed
         7050 r1), and it is confirmed as quickly as the rise was, so the round engine, holding changes for its
         latency, sees both. So is a fall part of the way back, to a value between the two: the rise overshot (4K
-        seed 7256 r1: a payout of $225 read $267 for 0.3 s as $17 more was set beside it, then $242; from unvalued,
-        any lower value: 4K seed 7299 r0, a payout unvalued for 7 s read $155 for 0.3 s, then $150)."""
+        seed 7256 r1: a payout of $225 read $267 for 0.3 s as $17 more was set beside it, then $242). From unvalued,
+        a lower value held :data:`OVERSHOOT_HOLD_S` is so too (4K seed 7299 r0: a payout unvalued for 7 s read $155
+        for 0.3 s, then $150)."""
         if reading == self.value:
             self._pending = None
             return None
@@ -401,6 +406,10 @@ class _StableSignal:
                   and (reading == self._rose[1] or _between(reading, self._rose[1], self.value))
                   and self._pending.t_s - self._rose[0] <= self.fall_s + 1e-9)
         wait = self.rise_s if rising or undone else self.fall_s
+        if undone and self._rose[1] is None and reading != self._rose[1]:
+            # from unvalued, a lower value is the rise overshooting only if it holds: a hand over the stack reads it
+            # low for 0.3 s as often (then unvalued again as it covers it)
+            wait = max(wait, OVERSHOOT_HOLD_S)
         if t_s - self._pending.t_s + 1e-9 >= wait:
             old, first = self.value, self._pending
             self.value = reading
