@@ -803,10 +803,9 @@ class RoundEngine:
         on its own since (the seat's payouts above ``paid_then``: counted then); one valued before was counted then."""
         if unvalued is None or unvalued not in s.paid_unvalued:
             return []
-        if s.payout_high > paid_then:
-            s.paid_unvalued.discard(unvalued)
-            return []
         s.paid_unvalued.discard(unvalued)
+        if s.payout_high > paid_then:
+            return []
         if s.unvalued_payout == unvalued:
             s.unvalued_payout = None
         amount = _money(growth)

@@ -406,7 +406,7 @@ class _StableSignal:
                   and (reading == self._rose[1] or _between(reading, self._rose[1], self.value))
                   and self._pending.t_s - self._rose[0] <= self.fall_s + 1e-9)
         wait = self.rise_s if rising or undone else self.fall_s
-        if undone and self._rose[1] is None and reading != self._rose[1]:
+        if undone and self._rose[1] is None and reading is not None:
             # from unvalued, a lower value is the rise overshooting only if it holds: a hand over the stack reads it
             # low for 0.3 s as often (then unvalued again as it covers it)
             wait = max(wait, OVERSHOOT_HOLD_S)
