@@ -34,6 +34,9 @@ def traced(zones: list[str], t0: float, t1: float):
         if t0 <= ch.t_s <= t1 and any(ch.zone.startswith(z) for z in zones):
             label = f"{ch.label or ''}" + (f" (was {ch.previous})" if getattr(ch, "previous", None) else "")
             chips = f"{ch.before} -> {ch.after}" if ch.kind == "chips" else ""
+            if ch.kind.startswith("stack_"):
+                chips = (f"{ch.after} " if ch.after is not None else "") + f"at {tuple(round(v) for v in ch.position)}" \
+                    + f" since {ch.since_t_s:.1f}"
             phase = self.current.phase if self.current else None
             print(f"{ch.t_s:7.2f} f{ch.frame:<5} {ch.kind:16s} {ch.zone:14s} {label}{chips}  [{phase}] "
                   f"{[e.kind for e in events]}")

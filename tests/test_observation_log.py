@@ -18,9 +18,10 @@ class Scripted:
     def observe(self, frame) -> Observation:
         if frame.index < 2:
             return Observation(chips={"seat3.main": 25}, card_points={}, card_marks={})
-        return Observation(cards={"seat3.cards": ["7H"]}, chips={"seat3.main": 25},
+        return Observation(cards={"seat3.cards": ["7H"]}, chips={"seat3.main": 25, "seat3.payout": None},
                            card_points={"seat3.cards": [(500.0, 300.0)]},
-                           card_marks={"seat3.cards": [[(480.0, 270.0), (533.0, 339.0)]]})
+                           card_marks={"seat3.cards": [[(480.0, 270.0), (533.0, 339.0)]]},
+                           chip_stacks={"seat3.payout": [(540.0, 610.0, None)]})
 
 
 def record(path, frames=12, finish=True):
@@ -39,8 +40,10 @@ def test_readings_read_back_are_the_readings_written(tmp_path):
     assert log.header["tracks_by_position"] is True and log.header["video"] == "v.mp4"
     assert len(log.frames) == 12 and log.end["frames_read"] == 12
     frame, t_s, obs = log.frames[5]
-    assert (frame, t_s, obs.cards, obs.chips) == (5, 0.5, {"seat3.cards": ["7H"]}, {"seat3.main": 25})
+    assert (frame, t_s, obs.cards, obs.chips) == (5, 0.5, {"seat3.cards": ["7H"]},
+                                                   {"seat3.main": 25, "seat3.payout": None})
     assert obs.card_marks["seat3.cards"] == [[(480.0, 270.0), (533.0, 339.0)]]
+    assert obs.chip_stacks == {"seat3.payout": [(540.0, 610.0, None)]}
 
 
 def test_a_replay_gives_the_round_the_readings_show(tmp_path):

@@ -1727,3 +1727,123 @@ def test_a_payout_read_low_for_a_moment_as_the_dealers_hand_squares_it_is_paid_i
         engine.step(f, t, chs)
     engine.finish(len(payout) + 20, len(payout) / 10 + 2)
     assert [(a.type, a.seat) for r in engine.rounds for a in r.alerts] == []
+
+
+def _payout_stack(t, kind, value=None, since=None, at=(500.0, 600.0)):
+    """A change of one stack of seat 3's payout area (:mod:`vision.stack_tracking`) at the table's time."""
+    return ZoneChange(kind, "seat3.payout", int(t.t * 10), t.t, 0, t.t, after=value, position=at,
+                      since_t_s=t.t if since is None else since, stack=int(at[0] * 1000 + at[1]))
+
+
+def _bonus_paid_behind_the_main_payout():
+    """Seat 3's blackjack (AS JH, $50 main, $1 bonus: $15 due, 2.20(f)) against the 2C 9D; the $75 main payout
+    counted as a stack of its own, then the bonus payout set down just behind it: the area reads unvalued (4K seed
+    7234 r1: the back stack's bottom chips hidden by the front one). Returns (table, when the bonus was placed)."""
+    t = (Table().chips_to("seat3.main", 50).chips_to("seat3.bonus", 1)
+         .deal(("seat3.cards", "AS"), ("dealer.cards", "2C"), ("seat3.cards", "JH"), ("dealer.cards", "BACK")))
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "9D")
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_seen", at=(500.0, 650.0))])
+    t.at_once(0.0, ("seat3.payout", 75)).wait(0.5)
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_seen")])
+    placed = t.t
+    t.at_once(0.0, ("seat3.payout", None)).wait(3.0)
+    return t, placed
+
+
+def test_a_bonus_payout_set_behind_the_main_payout_is_valued_once_seen_clear_2_20_j():
+    """Unvalued while it stands behind the main payout, the bonus payout is read $14 once the player took the $75
+    and it stood alone, then taken: underpaid, and not `unreadable`."""
+    t, placed = _bonus_paid_behind_the_main_payout()
+    assert t.alerts == []  # still standing, still to be valued
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_left", 14, since=placed)])
+    t.at_once(0.0, ("seat3.payout", 14)).wait(2.0)
+    assert t.alerts == [("bonus_underpaid", 3, 15, 14)]
+    [alert] = t.engine.rounds[0].alerts
+    assert alert.t_s == placed  # when it was paid; raised once it was seen clear
+
+
+def test_a_stack_standing_before_the_bonus_was_paid_is_not_its_payout_2_20_j():
+    """The $75 main payout, taken away at its value (a stack first seen before the bonus payout), says nothing of
+    the bonus payout's amount: it is still `unreadable` once its own stack is taken unvalued."""
+    t, placed = _bonus_paid_behind_the_main_payout()
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_left", 75, since=placed - 1.0, at=(500.0, 650.0))])
+    t.wait(3.0)
+    assert t.alerts == []  # the bonus payout's stack still stands
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_left", None, since=placed)])
+    t.at_once(0.0, ("seat3.payout", 0)).wait(3.0)
+    assert [a[:2] for a in t.alerts] == [("unreadable", 3)]
+
+
+def test_an_unvalued_bonus_payout_taken_away_unvalued_is_unreadable_from_a_second_after_it_was_paid():
+    t, placed = _bonus_paid_behind_the_main_payout()
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_left", None, since=placed)])
+    t.at_once(0.0, ("seat3.payout", 0)).wait(3.0)
+    [alert] = t.engine.rounds[0].alerts
+    assert (alert.type, alert.seat, alert.wager, alert.t_s) == ("unreadable", 3, "bonus", placed + 1.0)
+
+
+def _cards_and_wager_taken(t):
+    """The dealer picks up seat 3's AS JH and the 2C 9D; the player then takes the main wager (the round closes)."""
+    for zone, label in (("seat3.cards", "AS"), ("seat3.cards", "JH"), ("dealer.cards", "2C"), ("dealer.cards", "9D")):
+        t.card(zone, label, "card_left")
+    t.wait(3.0).chips_to("seat3.main", 0).chips_to("seat3.bonus", 0)
+    return t
+
+
+def test_a_bonus_payout_still_standing_when_the_round_closes_is_valued_as_the_player_takes_it_2_20_j():
+    """4K seed 7234 r1: the player took the main wager (the round closed), then the $225, then the $99 bonus
+    payout, read right only then."""
+    t, placed = _bonus_paid_behind_the_main_payout()
+    _cards_and_wager_taken(t)
+    assert t.engine.current is None and t.alerts == []
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_left", 14, since=placed)])
+    t.at_once(0.0, ("seat3.payout", 0)).wait(2.0)
+    assert t.alerts == [("bonus_underpaid", 3, 15, 14)]
+
+
+def test_a_stack_first_seen_once_the_next_round_is_dealt_is_not_the_last_rounds_bonus_payout_2_20_j():
+    """The last round's bonus payout stands unvalued; the next round is bet and dealt; a stack then first seen in
+    seat 3's payout area is that round's (a match-the-dealer payout), not the last round's bonus payout."""
+    t, placed = _bonus_paid_behind_the_main_payout()
+    _cards_and_wager_taken(t)
+    t.chips_to("seat3.main", 25).card("seat3.cards", "9C")
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_left", 20, since=t.t - 0.5, at=(540.0, 600.0))])
+    t.engine.finish(int(t.t * 10) + 20, t.t + 2)
+    assert [(a.type, a.seat) for a in t.engine.rounds[0].alerts] == [("unreadable", 3)]
+
+
+def test_an_unvalued_bonus_payout_whose_stack_never_leaves_is_unreadable_after_stack_wait_s():
+    from vision.rounds import STACK_WAIT_S
+
+    t, placed = _bonus_paid_behind_the_main_payout()
+    t.wait(STACK_WAIT_S)
+    assert [a[:2] for a in t.alerts] == [("unreadable", 3)]
+
+
+def test_a_main_payout_set_down_after_an_unvalued_match_the_dealer_payout_is_not_counted_for_it_2_23_f():
+    """Seat 3's KH 7C against the KS: an unsuited match, $20 due on $5, paid $15 as a stack that cannot be counted
+    (set touching the wager); the dealer busts, and the $25 main payout is set down beside it, unvalued too. Taken
+    away, the two stacks read $15 and $25: the match-the-dealer payout is the $15 (13:69F-2.23(f)), not the two."""
+    first, hole = standard_deal(["KH", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first)
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_seen")])
+    mtd_at = t.t
+    t.at_once(0.0, ("seat3.payout", None)).wait(1.5)
+    t.deal(*hole).card("dealer.cards", "BACK", "card_left").card("dealer.cards", "5D").card("dealer.cards", "8C")
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_seen", at=(540.0, 600.0))])
+    t.wait(2.0)
+    t.t += 1.0
+    t.engine.step(int(t.t * 10), t.t, [_payout_stack(t, "stack_left", 15, since=mtd_at),
+                                      _payout_stack(t, "stack_left", 25, since=t.t - 3.0, at=(540.0, 600.0))])
+    t.at_once(0.0, ("seat3.payout", 0)).wait(3.0)
+    assert t.alerts == [("mtd_underpaid", 3, 20, 15)]

@@ -666,12 +666,15 @@ def pose_from_homography(H: np.ndarray, K: np.ndarray | None, image_size) -> obj
 @dataclass
 class FrameResult:
     """The whole detection of one frame: ``dets`` (every row), ``cards`` (physical cards), ``chips`` (stacks),
-    and ``stack_spots``: chip row -> the betting spot (zone name) the stack was read standing on, where it was."""
+    ``stack_spots``: chip row -> the betting spot (zone name) the stack was read standing on, where it was, and
+    ``stack_bases``: chip row -> (x, y) layout mm of the stack's base as placed from its box (a table with a camera
+    only)."""
 
     dets: Detections
     cards: list
     chips: list
     stack_spots: dict = field(default_factory=dict)
+    stack_bases: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The contract's ``cards`` and ``chips`` lists (boxes rounded to 0.1 px)."""
@@ -784,6 +787,7 @@ class FrameReader:
         by_side: list[tuple[int, tuple[float, float], bytes]] = []
         bases: list[tuple[float, float]] = []
         spots: dict[int, str] = {}
+        row_bases: dict[int, tuple[float, float]] = {}
         rows = _outer_boxes_dropped(dets.xyxy, np.flatnonzero(dets.class_id == 2))
         for row in rows[np.argsort(-dets.score[rows], kind="stable")]:
             base = None
@@ -796,6 +800,7 @@ class FrameReader:
                 if any(math.dist(base, b) < STACK_SAME_MM for b in bases):
                     continue
                 bases.append(base)
+                row_bases[int(row)] = (float(base[0]), float(base[1]))
                 if spot is not None:
                     spots[int(row)] = spot
                 if side_ok and chip_geometry(table.camera, base)[0] >= MIN_PX_PER_CHIP:
@@ -811,7 +816,9 @@ class FrameReader:
                 dets = Detections.merge([dets, extra])
                 chips += [(first + i, r) for i, r in enumerate(readings)]
                 spots.update((first + i, str(name)) for i, name in enumerate(extra.zone))
-        return FrameResult(dets, cards, chips, spots)
+                row_bases.update((first + i, (float(c[0]), float(c[1])))
+                                 for i, c in enumerate(extra.data.get("layout_mm", ())))
+        return FrameResult(dets, cards, chips, spots, row_bases)
 
     def _probe_spots(self, image: np.ndarray, table: TableView, bases: list, dets: Detections):
         """Betting spots where stage 1 found no stack, read from their side at the spot's centre.

@@ -10,7 +10,11 @@ detector output (``pitwatch eval review --keep DIR --replay``).
 File layout, one JSON object per line::
 
     {"pitwatch_observations": 1, "video": "video.mp4", "fps": 10.0, "detector": {...}}
-    {"frame": 0, "t_s": 0.0, "cards": {...}, "chips": {...}, "card_points": {...}, "card_marks": {...}}
+    {"frame": 0, "t_s": 0.0, "cards": {...}, "chips": {...}, "card_points": {...}, "card_marks": {...},
+     "chip_stacks": {...}}
+
+(``chip_stacks`` since the thirty-sixth session; a file without it replays with payout stacks followed as zone
+totals only.)
     ...
     {"end": {"frames_read": 612, "last_frame": 611, "last_t_s": 61.1, "stopped": null}}
 
@@ -58,7 +62,7 @@ class RecordingObserver:
     def observe(self, frame) -> Observation:
         obs = self.inner.observe(frame)
         self._write({"frame": frame.index, "t_s": round(frame.t_s, 4), "cards": obs.cards, "chips": obs.chips,
-                     "card_points": obs.card_points, "card_marks": obs.card_marks})
+                     "card_points": obs.card_points, "card_marks": obs.card_marks, "chip_stacks": obs.chip_stacks})
         return obs
 
     def close(self, frames_read: int, last_frame: int, last_t_s: float, stopped: str | None = None) -> None:
@@ -128,7 +132,7 @@ def read_observations(path: Path) -> ObservationLog:
             log.end = row["end"]
             break
         obs = Observation(cards=row["cards"], chips=row["chips"], card_points=_tuples(row.get("card_points"), 1),
-                          card_marks=_tuples(row.get("card_marks"), 2))
+                          card_marks=_tuples(row.get("card_marks"), 2), chip_stacks=_tuples(row.get("chip_stacks"), 1))
         log.frames.append((int(row["frame"]), float(row["t_s"]), obs))
     return log
 
@@ -140,9 +144,9 @@ def replay(log: ObservationLog, tracker, engine) -> Iterator[list]:
     Yields the events of each analysed frame (the last item: those of ``finish``)."""
     last = (0, 0.0)
     for frame, t_s, obs in log.frames:
-        changes = tracker.update(frame, t_s, obs.cards, obs.chips, obs.card_points, obs.card_marks)
+        changes = tracker.update(frame, t_s, obs.cards, obs.chips, obs.card_points, obs.card_marks, obs.chip_stacks)
         yield engine.step(frame, t_s, changes)
         last = (frame, t_s)
     if log.end is not None:
         last = (int(log.end["last_frame"]), float(log.end["last_t_s"]))
-    yield engine.finish(*last)
+    yield engine.finish(*last, tracker.finish(*last))

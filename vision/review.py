@@ -35,6 +35,9 @@ class Observation:
         card_marks: zone -> per card in ``cards`` (same order), the (x, y) mm of each of its corner indices seen
             (a face-down card: its box centre). A card's point moves when a card dealt over it hides one of its
             corners; its corners do not, so the tracker follows cards by these where given.
+        chip_stacks: zone -> each stack seen in it: (x, y) mm of its base on the layout and its value in dollars
+            (``None``: not valued), where the detector placed stacks on the layout (a calibrated camera); the
+            tracker follows payout stacks one by one by these (:mod:`vision.stack_tracking`).
     """
 
     cards: dict[str, list[str]] = field(default_factory=dict)
@@ -42,6 +45,7 @@ class Observation:
     boxes: list[tuple[str, np.ndarray, tuple[int, int, int]]] = field(default_factory=list)
     card_points: dict[str, list[tuple[float, float]]] | None = None
     card_marks: dict[str, list[list[tuple[float, float]]]] | None = None
+    chip_stacks: dict[str, list[tuple[float, float, float | None]]] | None = None
 
 
 class Observer(Protocol):
@@ -99,9 +103,15 @@ class DetectorObserver:
             fit = [i for i, r in enumerate(rows) if r not in spots]
             fitted = iter(self.zone_map.zone_of_boxes(chip_boxes[fit], "chip") if fit else [])
             chip_zones = [spots[r] if r in spots else next(fitted) for r in rows]
+        bases = getattr(result, "stack_bases", None) or {}
+        if bases or getattr(self.table, "camera", None) is not None:
+            obs.chip_stacks = {}  # stacks placed on the layout: none this frame is none seen
         for (row, reading), zone in zip(result.chips, chip_zones):
             value = getattr(reading, "value", None)
             obs.boxes.append((f"${value}" if value is not None else "chips?", result.dets.xyxy[row], (80, 255, 80)))
+            if zone and row in bases:
+                x, y = bases[row]
+                obs.chip_stacks.setdefault(zone, []).append((round(x, 1), round(y, 1), value))
             if zone:
                 if value is None or obs.chips.get(zone, 0) is None:
                     obs.chips[zone] = None
@@ -176,7 +186,8 @@ def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tra
             obs = observer.observe(frame)
             run.detect_seconds += time.perf_counter() - t0
             run.frames_analysed += 1
-            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points, obs.card_marks)
+            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points, obs.card_marks,
+                                     obs.chip_stacks)
             events = engine.step(frame.index, frame.t_s, changes, frame.utc)
             if drift is not None:
                 events += _check_camera(drift, frame, engine)
@@ -186,7 +197,7 @@ def run_engine(source: FrameSource, observer: Observer, engine: RoundEngine, tra
         if progress is not None and run.frames_read % 30 == 0:
             progress(run.frames_read, frame.t_s)
     if last_frame is not None:
-        events = engine.finish(last_frame.index, last_frame.t_s)
+        events = engine.finish(last_frame.index, last_frame.t_s, tracker.finish(last_frame.index, last_frame.t_s))
         if on_frame is not None and events:
             on_frame(last_frame, None, events, engine)
     run.stopped = source.stopped
@@ -220,14 +231,15 @@ def live_events(source: FrameSource, observer: Observer, engine: RoundEngine, tr
         obs, events = None, []
         if frame.t_s + 1e-6 >= next_t:
             obs = observer.observe(frame)
-            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points, obs.card_marks)
+            changes = tracker.update(frame.index, frame.t_s, obs.cards, obs.chips, obs.card_points, obs.card_marks,
+                                     obs.chip_stacks)
             events = engine.step(frame.index, frame.t_s, changes, frame.utc)
             if drift is not None:
                 events += _check_camera(drift, frame, engine)
             next_t = (int(frame.t_s / step + 1e-6) + 1) * step if step else 0.0
         yield frame, obs, events
     if last is not None:
-        yield last, None, engine.finish(last.index, last.t_s)
+        yield last, None, engine.finish(last.index, last.t_s, tracker.finish(last.index, last.t_s))
 
 
 class FrameBuffer:

@@ -20,7 +20,9 @@ because its disappearance took longer to confirm than the hit's arrival.
 Payout attribution: the dealer pays each winning wager with its own stack in the
 seat's payout zone, in the order the procedure prescribes: match-the-dealer right
 after the deal (before the dealer's hole card is turned), then the main wager once
-the dealer's hand is complete, then the blackjack bonus after the round (2.20(f)).
+the dealer's hand is complete, then the blackjack bonus after the round (2.20(f)). A side-bet payout set down where
+it cannot be counted (touching the stack paid before it) is counted at what its own stack reads once it stands
+alone, where the tracker follows payout stacks one by one (:class:`StackedPayout`, :mod:`vision.stack_tracking`).
 
 What a camera cannot see is not taken for a fault: a face-down card hidden where it lies (the hole card under the up
 card, Switch Hands' squared pair, the burn card where the discard rack is out of view) is passed over by the
@@ -84,6 +86,14 @@ round 2, a $60 main wager read 0.6 s after the round's first card); not valued b
 alert decided at that moment).  Chips added in that second would be taken for the wager: a wager the camera could
 not value at the first card gave no past-posting check before either.  A side-bet payout seen unvalued is likewise
 ``unreadable`` only if not valued this long after (``RoundEngine._unvalued_payouts``)."""
+STACK_WAIT_S = 20.0
+"""A side-bet payout seen placed but not valued, while a stack first seen as it was placed still stands in its
+payout area, waits for that stack to be taken, at most this long (s): the payout stands on the layout until the
+player takes it, and is read right once the stack beside it is gone (:mod:`vision.stack_tracking`). Then it is
+``unreadable`` if that stack left unvalued."""
+STACK_SINCE_SLACK_S = 0.5
+"""A stack first seen this shortly before a payout was seen placed unvalued may be that payout: the stack can be seen
+(unvalued, under the dealer's hand) a few frames before the area's total is confirmed unvalued."""
 LATE_TOLERANCE_S = 0.6
 """A settlement seen this close before a hit card is first seen may be hidden behind the same hand."""
 PINCH_WAIT_S = 6.0
@@ -228,12 +238,58 @@ class SeatRecord:
     payout_empty_since: float | None = None  # when the payout zone last emptied (s): long empty, its chips were taken
     payout_gone: tuple | None = None  # (t_s, value before, wager its unvalued stack paid) of the zone's last emptying
     payout_overshoot: float | None = None  # a payout reading passed over as read high: its next reading counts
+    payout_counted_t: float = -math.inf  # when a payout to it was last counted from its area's total (s)
 
     @property
     def first_two(self) -> list[str]:
         if self.kept is not None:
             return self.kept
         return self.dealt[:2]
+
+
+@dataclass
+class StackedPayout:
+    """A side-bet payout seen placed and not valued, to be valued from its own stack once that stack stands alone
+    (:mod:`vision.stack_tracking`; :meth:`RoundEngine._stack_left`).
+
+    Attributes:
+        placed: the payout area's change that showed it placed (unvalued).
+        floor_t: when the seat's payouts were last counted before it (s): a stack first seen by then is one of those.
+        left: stack number -> (its value read last in dollars or ``None``, when it was first seen and when last, in
+            s), for each stack of the area that came with this payout and has gone.
+        ceiling_t: a stack first seen from then on is not this payout's (s): the seat's next payout was set down
+            then (:data:`STACK_SINCE_SLACK_S` before it was seen), a card was dealt after a match-the-dealer payout,
+            or the next round was dealt.
+        fallback: (amount, change): what the area's total, read again once other chips were taken, gave; counted
+            only where no stack of its own does.
+    """
+
+    placed: ZoneChange
+    floor_t: float
+    ceiling_t: float = math.inf
+    left: dict[int, tuple[float | None, float, float]] = field(default_factory=dict)
+    fallback: tuple[Fraction, ZoneChange] | None = None
+
+    def is_its_stack(self, since_t_s: float | None) -> bool:
+        """Whether a stack first seen at ``since_t_s`` came with this payout: as it was placed
+        (:data:`STACK_SINCE_SLACK_S`) or after (set down touching another, it may first be seen apart once the
+        other is taken), after the seat's last payout counted before it, and before :attr:`ceiling_t`."""
+        return (since_t_s is not None and self.placed.t_s - STACK_SINCE_SLACK_S <= since_t_s < self.ceiling_t
+                and since_t_s > self.floor_t)
+
+    def amount(self) -> tuple[Fraction, float] | None:
+        """(dollars, when read last) of the stacks that came with it, once gone, each read: their sum where they
+        stood together (a large payout set down as two stacks), the last one's where each was seen only once the one
+        before was gone (one stack drawn across the layout, followed as a new one); ``None`` otherwise."""
+        stacks = sorted(self.left.values(), key=lambda v: v[1])
+        together = [a[2] >= b[1] for i, a in enumerate(stacks) for b in stacks[i + 1:]]
+        if together and not any(together):
+            stacks = stacks[-1:]
+        elif not all(together):
+            return None
+        if not stacks or any(v is None for v, _, _ in stacks):
+            return None
+        return sum((_money(v) for v, _, _ in stacks), Fraction(0)), max(last for _, _, last in stacks)
 
 
 @dataclass
@@ -263,6 +319,7 @@ class RoundRecord:
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     unvalued_at_first: dict = field(default_factory=dict)  # zone -> first card's change: awaiting a late value
     unvalued_payouts: dict = field(default_factory=dict)   # (seat, wager) -> change: a payout seen unvalued, likewise
+    stacked_payouts: dict = field(default_factory=dict)    # (seat, wager) -> StackedPayout, where stacks are followed
     clear_t: float | None = None                        # when the table last became clear of cards
     clear_chips: dict = field(default_factory=dict)     # the chips on the table at that moment
 
@@ -383,6 +440,10 @@ class RoundEngine:
         self._queue: list[tuple[float, int, ZoneChange]] = []
         self._seq = 0
         self._chips: dict[str, float | None] = {}         # zone -> value after the changes processed so far
+        # payout area -> stack number -> when it was first seen (s): the stacks standing, where the tracker follows them
+        self._standing_stacks: dict[str, dict[int, float]] = {}
+        # rounds closed with a side-bet payout still to be valued from its stack
+        self._closed_with_payouts: list[RoundRecord] = []
         self._cards: dict[str, list[str]] = {}            # zone -> labels present, processed so far
         self._stray: dict[str, list[str]] = {}            # zone -> labels that arrived with no wager on the layout
         self._fixtures: list[tuple[str, tuple[float, float]]] = []  # (zone, mm) of layout art read as a card
@@ -432,13 +493,20 @@ class RoundEngine:
             events += self._unvalued_wagers(self.current, judged_t)
         if self.current is not None and self.current.unvalued_payouts:
             events += self._unvalued_payouts(self.current, judged_t)
+        for closed in list(self._closed_with_payouts):
+            events += self._unvalued_payouts(closed, judged_t)
+        self._closed_with_payouts = [c for c in self._closed_with_payouts if c.unvalued_payouts]
         if self._held is None:  # (a held card lies on the table: the round goes on at least until it is judged)
             events += self._check_round_end()
         return events
 
-    def finish(self, frame: int, t_s: float) -> list[Event]:
-        """End of the source: process what is held and close the open round as it stands."""
+    def finish(self, frame: int, t_s: float, changes: list[ZoneChange] = ()) -> list[Event]:
+        """End of the source: process what is held, and ``changes`` (what only the end confirms:
+        :meth:`vision.tracking.ZoneTracker.finish`), and close the open round as it stands."""
         self._now_frame, self._now_t = frame, t_s
+        for ch in changes:
+            heapq.heappush(self._queue, (ch.t_s, self._seq, ch))
+            self._seq += 1
         events: list[Event] = []
         while self._queue or self._held is not None:
             if self._held is not None:
@@ -449,6 +517,9 @@ class RoundEngine:
         events += self._check_round_end(force=True)
         if self.current is not None:
             events += self._close_round(t_s, complete=False)
+        for closed in self._closed_with_payouts:
+            events += self._unvalued_payouts(closed, t_s, force=True)
+        self._closed_with_payouts = []
         return events
 
     # -- processing one change ----------------------------------------------------------------
@@ -456,6 +527,18 @@ class RoundEngine:
     def _process(self, ch: ZoneChange, held_over: bool = False) -> list[Event]:
         """One change, in the order they happened (``held_over``: an arrival held and judged to have stayed)."""
         owner, kind = _zone_parts(ch.zone)
+        if ch.kind == "stack_seen":
+            self._standing_stacks.setdefault(ch.zone, {})[ch.stack] = ch.since_t_s
+            return []
+        if ch.kind == "stack_left":
+            self._standing_stacks.get(ch.zone, {}).pop(ch.stack, None)
+            return self._stack_left(ch, owner)
+        if ch.kind == "card_arrived" and self.current is not None:
+            for (_, bet), sp in self.current.stacked_payouts.items():
+                if bet == "mtd" and sp.placed.t_s < ch.t_s:
+                    # match-the-dealer wagers are settled before any further card (2.23(e), 19.6(d)): a stack first
+                    # seen after one is another payout (the main wager's, after the dealer's hand)
+                    sp.ceiling_t = min(sp.ceiling_t, ch.t_s)
         if self.current is not None and self.current.phase == "closing" and not (
                 ch.kind == "chips" and (ch.after or 0) > (self._chips.get(ch.zone) or 0)
                 and kind in WAGERS):
@@ -1008,6 +1091,14 @@ class RoundEngine:
         amount = now_value - s.payout_high
         s.payout_high = now_value
         revalued = before is None and s.unvalued_payout is not None
+        stacked = r.stacked_payouts.get((s.seat, s.unvalued_payout)) if revalued else None
+        if stacked is not None and ch.t_s - stacked.placed.t_s >= LATE_VALUE_S \
+                and self._stack_may_be_valued(stacked, ch.t_s):
+            # read again long after it was placed, the area's total may have lost other chips meanwhile (the
+            # player took the main payout in front of it): its own stack, read as it leaves, says; this is counted
+            # only where it does not
+            stacked.fallback = (amount, ch)
+            return []
         if revalued:
             # the stack seen a moment ago but not valued, valued now: the payout it was taken for, not another
             target = s.unvalued_payout
@@ -1032,6 +1123,8 @@ class RoundEngine:
         s.observed_payout[target] = s.observed_payout.get(target, Fraction(0)) + amount
         s.settled_t.setdefault(target, ch.t_s)
         s.settled_by.setdefault(target, ch)
+        s.payout_counted_t = ch.t_s
+        self._next_payout_placed(r, s.seat, ch)
         events: list[Event] = []
         if to_bonus and not self._payout_growing(ch):
             events += self._check_payout(r, s, "bonus", ch)
@@ -1092,32 +1185,90 @@ class RoundEngine:
         s.settled_by.setdefault(target, ch)
         s.paid_unvalued.add(target)
         s.unvalued_payout = target
+        self._next_payout_placed(r, s.seat, ch)
         events = self._check_late(r, s, "mtd", ch) if target == "mtd" else []
         if target in SIDE_BETS and target not in s.unvalued and not self._valued_next(ch, s):
             r.unvalued_payouts.setdefault((s.seat, target), ch)  # unreadable unless read in a moment (LATE_VALUE_S)
+            r.stacked_payouts.setdefault((s.seat, target), StackedPayout(ch, s.payout_counted_t))
         elif target in SIDE_BETS and target in s.unvalued:
             events += self._unchecked_payout(r, s, target, ch)
         return events
 
-    def _unvalued_payouts(self, r: RoundRecord, now_t: float, force: bool = False) -> list[Event]:
+    def _unvalued_payouts(self, r: RoundRecord, now_t: float, force: bool = False,
+                          closing: bool = False) -> list[Event]:
         """``unreadable`` for each side-bet payout seen unvalued and not valued :data:`LATE_VALUE_S` on (or by the
         round's end: ``force``), decided at that moment. The dealer's hand setting a payout down, or the dealer's
         fingers squaring it, keep it unvalued for a few frames (4K seed 7134 round 2: a $60 match-the-dealer payout
-        unvalued for 0.8 s, then read right, had already been reported unreadable)."""
+        unvalued for 0.8 s, then read right, had already been reported unreadable). A payout that may still be
+        valued as a stack of its own (:meth:`_stack_may_be_valued`) waits, even past the round's close
+        (``closing``): the players take their wagers, then their payouts.
+        Decided, it is counted at what its own stack was read last where it has one (:class:`StackedPayout`), else
+        at what the area's total gave (``fallback``), else it is ``unreadable``."""
         events: list[Event] = []
         for (seat, target), ch in list(r.unvalued_payouts.items()):
             if not force and (now_t - ch.t_s < LATE_VALUE_S or any(m[0] == seat for m in r.merged_growths)):
                 continue  # (a payout read with its wager meanwhile is valued once they are read apart)
-            del r.unvalued_payouts[(seat, target)]
             s = r.seats.get(seat)
+            stacked = r.stacked_payouts.get((seat, target))
+            if s is not None and target in s.paid_unvalued and (not force or closing) \
+                    and self._stack_may_be_valued(stacked, now_t):
+                continue
+            del r.unvalued_payouts[(seat, target)]
+            r.stacked_payouts.pop((seat, target), None)
             if s is None or target not in s.paid_unvalued:
                 continue  # valued since, and its amount checked
+            read = stacked.amount() if stacked is not None else None
+            if read is not None or (stacked is not None and stacked.fallback is not None):
+                amount, at, valued_t = (read[0], ch, read[1]) if read else (*stacked.fallback, None)
+                s.paid_unvalued.discard(target)
+                if s.unvalued_payout == target:
+                    s.unvalued_payout = None
+                s.observed_payout[target] = s.observed_payout.get(target, Fraction(0)) + amount
+                if stacked.fallback is None:
+                    s.payout_high += amount  # (the area's total read again with it would count it twice)
+                events += self._check_payout(r, s, target, at, valued_t_s=valued_t)
+                continue
             t = max(ch.t_s, min(now_t, ch.t_s + LATE_VALUE_S))
             at = replace(ch, frame=self._frame_at(t), t_s=t)
             events += self._alert(r, "unreadable", seat, at, wager=target,
                                   message=f"seat {seat}'s {target} payout could not be valued from the chips: "
                                           "its amount is not checked")
         return events
+
+    def _stack_may_be_valued(self, stacked: StackedPayout | None, now_t: float) -> bool:
+        """The payout ``stacked`` may still be valued as a stack of its own, placed less than :data:`STACK_WAIT_S`
+        ago: a stack that came with it (:meth:`StackedPayout.is_its_stack`) still stands in its area, or the area
+        still reads unvalued (the payout may be boxed with the stack it touches, and first seen apart once that one
+        is taken: 4K seed 7308 r2). Only where the tracker follows that area's stacks one by one
+        (:mod:`vision.stack_tracking`): readings without stack positions cannot value it later."""
+        if stacked is None or now_t - stacked.placed.t_s >= STACK_WAIT_S:
+            return False
+        standing = self._standing_stacks.get(stacked.placed.zone)
+        if not standing:
+            return False
+        return self._chips.get(stacked.placed.zone, 0) is None or any(map(stacked.is_its_stack, standing.values()))
+
+    def _stack_left(self, ch: ZoneChange, seat) -> list[Event]:
+        """One stack of a payout area gone, with the value it was read at last (:mod:`vision.stack_tracking`):
+        kept for the side-bet payout it came with, the latest one placed unvalued before it was first seen (4K seed
+        7234 r1: a $99 bonus payout set behind the $225 main one, its bottom chips hidden, read right once the
+        player took the $225 and it stood alone). The payout is counted when no stack of its own stands any more
+        (:meth:`_unvalued_payouts`)."""
+        if not isinstance(seat, int):
+            return []
+        rounds = self._closed_with_payouts + ([self.current] if self.current is not None else [])
+        mine = [sp for r in rounds for (owner, _), sp in r.stacked_payouts.items()
+                if owner == seat and sp.placed.zone == ch.zone and sp.is_its_stack(ch.since_t_s)]
+        if mine:
+            max(mine, key=lambda sp: sp.placed.t_s).left[ch.stack] = (ch.after, ch.since_t_s, ch.t_s)
+        return []
+
+    def _next_payout_placed(self, r: RoundRecord, seat: int, ch: ZoneChange) -> None:
+        """A payout to ``seat`` set down at ``ch`` (counted or not): the stacks first seen from then on are not those
+        of its payouts placed unvalued before it (:attr:`StackedPayout.ceiling_t`)."""
+        for (owner, _), sp in r.stacked_payouts.items():
+            if owner == seat and sp.placed.t_s < ch.t_s:
+                sp.ceiling_t = min(sp.ceiling_t, ch.t_s - STACK_SINCE_SLACK_S)
 
     def _valued_next(self, ch: ZoneChange, s: SeatRecord) -> bool:
         """A reading of ``ch``'s zone that will count a payout is already held for ordering (valued above what the
@@ -1151,7 +1302,10 @@ class RoundEngine:
         s.expected["main"] = settle_round(self.profile, dealer[0], [hand], dealer_cards=dealer).seats[0].main
         return s.expected["main"]
 
-    def _check_payout(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
+    def _check_payout(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange,
+                      valued_t_s: float | None = None) -> list[Event]:
+        """Compare what ``s``'s ``bet`` was paid with what the rules say (2.20(j), 2.23(f), 19.6(e)); ``valued_t_s``:
+        when the payout placed at ``ch`` unvalued was read, from its own stack (said in the alert's message)."""
         res = s.expected.get(bet)
         if res is None or res.outcome in ("void", "open", "none"):
             return []
@@ -1169,9 +1323,11 @@ class RoundEngine:
             return []
         kind = f"{bet}_underpaid" if paid < expected else f"{bet}_overpaid"
         rule = "13:69F-2.20(j)" if bet == "bonus" else _mtd_rule(self.profile, "odds")
+        late = "" if valued_t_s is None else (f" (its stack as read last, at {valued_t_s:.1f} s: set down with "
+                                              "another, it could not be counted before)")
         return self._alert(r, kind, s.seat, ch, expected=expected, observed=paid, wager=bet, rule=rule,
                            message=f"seat {s.seat} {'match-the-dealer' if bet == 'mtd' else 'blackjack bonus'} "
-                                   f"paid ${money_json(paid)}, the rules say ${money_json(expected)}",
+                                   f"paid ${money_json(paid)}, the rules say ${money_json(expected)}{late}",
                            cards=s.first_two + ([r.dealer[0]] if r.dealer and bet == "mtd" else []))
 
     def _check_late(self, r: RoundRecord, s: SeatRecord, bet: str, ch: ZoneChange) -> list[Event]:
@@ -1526,6 +1682,9 @@ class RoundEngine:
         """The round's first card: snapshot the wagers and check them (13:69F-2.23(c), 19.6(b), 2.20(a))."""
         r.phase = "deal"
         r.first_card_s = ch.t_s
+        for closed in self._closed_with_payouts:  # (stacks first seen from now on are this round's)
+            for sp in closed.stacked_payouts.values():
+                sp.ceiling_t = min(sp.ceiling_t, ch.t_s)
         events: list[Event] = []
         standing = dict(self._chips)
         for zone, (t, value) in self._wager_gone.items():
@@ -1960,7 +2119,9 @@ class RoundEngine:
         if r.unvalued_at_first:
             held += self._unvalued_wagers(r, t_s, force=True)
         if r.unvalued_payouts:
-            held += self._unvalued_payouts(r, t_s, force=True)
+            held += self._unvalued_payouts(r, t_s, force=True, closing=True)
+            if r.unvalued_payouts:
+                self._closed_with_payouts.append(r)
         if r.end_s is None:
             r.end_s = t_s
         self.current = None

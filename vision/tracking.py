@@ -55,12 +55,16 @@ class ZoneChange:
     Attributes:
         kind: ``card_arrived``, ``card_left``, ``card_relabelled`` (the same card now read as ``label``,
             read before as ``previous``), ``card_squared`` (a second face-down card laid square on a zone's only
-            card, face down: :data:`SQUARED_MM`; the zone still shows one card) or ``chips``.
+            card, face down: :data:`SQUARED_MM`; the zone still shows one card), ``chips``, or ``stack_seen`` and
+            ``stack_left`` (one stack of a payout area first seen, and gone: :mod:`vision.stack_tracking`).
         zone: the zone name (``seat3.cards``).
         frame, t_s: the first analysed frame that showed the change (backdated).
         confirmed_frame, confirmed_t_s: when the change had persisted long enough to be believed.
         label: the card label for card changes.
         before, after: chip value in dollars for chip changes (``None`` = could not be read).
+        position: (x, y) mm on the layout of the card that came or went, or of the stack valued.
+        since_t_s: ``stack_seen`` and ``stack_left`` only: when that stack was first seen where it stands (s).
+        stack: ``stack_seen`` and ``stack_left`` only: the stack's number (the tracker's, one per stack followed).
     """
 
     kind: str
@@ -74,6 +78,8 @@ class ZoneChange:
     after: float | None = None
     position: tuple[float, float] | None = None
     previous: str | None = None
+    since_t_s: float | None = None
+    stack: int | None = None
 
 
 OVERSHOOT_HOLD_S = 0.3
@@ -516,11 +522,16 @@ class ZoneTracker:
         self._last_chips: dict[str, float | None] = {}
         # per zone, readings set aside as print on a card's face: [point mm, first seen s, last seen s]
         self._set_aside: dict[str, list[list]] = {z: [] for z in self.zones}
+        from vision.stack_tracking import PayoutStackTracker  # (it reports this module's ZoneChange)
+
+        self._payout_stacks = PayoutStackTracker(rise_s, fall_s)
+        self._stacks_given = False
 
     def update(self, frame: int, t_s: float, cards: dict[str, list[str]],
                chips: dict[str, float | None],
                card_points: dict[str, list[tuple[float, float]]] | None = None,
-               card_marks: dict[str, list[list[tuple[float, float]]]] | None = None) -> list[ZoneChange]:
+               card_marks: dict[str, list[list[tuple[float, float]]]] | None = None,
+               chip_stacks: dict[str, list[tuple[float, float, float | None]]] | None = None) -> list[ZoneChange]:
         """Feed one analysed frame.
 
         Args:
@@ -533,6 +544,9 @@ class ZoneTracker:
             card_marks: ``by_position`` only, optional: zone -> per card, the (x, y) mm of the corner
                 indices it was read from; a reading is then matched to the card one of whose corners lies
                 where one of its own does (a card's point moves when another card covers a corner of it).
+            chip_stacks: optional: zone -> each stack seen in it, (x, y) mm of its base and its value (dollars or
+                ``None``); the stacks of payout areas are then followed one by one as well
+                (:mod:`vision.stack_tracking`: ``stack_seen`` and ``stack_left`` changes).
 
         Returns:
             The changes confirmed by this frame, in time order.
@@ -580,8 +594,21 @@ class ZoneTracker:
                     state.cards.pop(label, None)
                 state.since_t_s = first.t_s
             self._chip_update(zone, frame, t_s, chips, changes)
+        if chip_stacks is None and self._stacks_given:
+            chip_stacks = {}  # (a source that places stacks on the layout and gives none this frame saw none)
+        if chip_stacks is not None:
+            self._stacks_given = True
+            for zone in self.zones:
+                if zone.endswith(".payout"):
+                    changes += self._payout_stacks.update(zone, frame, t_s, chip_stacks.get(zone, []))
         changes.sort(key=lambda c: (c.t_s, c.kind != "card_arrived"))
         return changes
+
+    def finish(self, frame: int, t_s: float) -> list[ZoneChange]:
+        """The end of the source (``frame``, ``t_s``): the changes only the end confirms (the payout stacks still
+        followed, as last read: :meth:`vision.stack_tracking.PayoutStackTracker.finish`), for
+        :meth:`vision.rounds.RoundEngine.finish`."""
+        return self._payout_stacks.finish(frame, t_s)
 
     def _chip_update(self, zone: str, frame: int, t_s: float, chips: dict, changes: list[ZoneChange]) -> None:
         state = self.state[zone]

@@ -1,0 +1,60 @@
+"""Payout stacks followed one by one by their base on the layout (vision.stack_tracking)."""
+
+from vision.stack_tracking import STACK_GONE_S, STACK_MATCH_MM, PayoutStackTracker
+
+ZONE = "seat3.payout"
+FRONT, BEHIND = (500.0, 650.0), (500.0, 610.0)  # two stacks touching: 40 mm apart, a chip's width
+GONE = int(STACK_GONE_S * 10) + 1  # analysed frames (10 a second) a stack must be unseen to be gone
+
+
+def _feed(frames, rise_s=0.3, fall_s=0.6):
+    """``frames``: per analysed frame (10 a second), the stacks seen: [(position, value), ...]."""
+    tracker, out = PayoutStackTracker(rise_s, fall_s), []
+    for f, stacks in enumerate(frames + [[]] * GONE):
+        out += tracker.update(ZONE, f, f / 10, [(x, y, v) for (x, y), v in stacks])
+    return out
+
+
+def _left(out):
+    return [(c.after, c.since_t_s, c.t_s) for c in out if c.kind == "stack_left"]
+
+
+def test_a_stack_read_wrong_beside_another_and_right_alone_leaves_at_the_value_it_was_read_last():
+    """4K seed 7234 r1: the $99 bonus payout behind the $225 read $149 while stage 1 missed the $225, unvalued
+    when it showed again, $99 once the $225 was taken."""
+    frames = ([[(FRONT, 225)]] * 5 + [[(FRONT, 225), (BEHIND, None)]] * 10 + [[(BEHIND, 149)]] * 3
+              + [[(FRONT, 225), (BEHIND, None)]] * 4 + [[(BEHIND, 99)]] * 4)
+    assert _left(_feed(frames)) == [(225, 0.0, 2.1), (99, 0.5, 2.5)]
+
+
+def test_a_stack_read_unvalued_last_leaves_unvalued():
+    frames = [[(BEHIND, 99)]] * 4 + [[(BEHIND, None)]] * 3
+    assert _left(_feed(frames)) == [(None, 0.0, 0.6)]
+
+
+def test_a_value_read_for_less_than_rise_s_is_not_the_stacks_value():
+    frames = [[(BEHIND, None)]] * 3 + [[(BEHIND, 99)]] * 3
+    assert _left(_feed(frames)) == [(None, 0.0, 0.5)]
+
+
+def test_a_stack_read_lower_for_less_than_fall_s_as_a_hand_comes_over_it_leaves_at_its_value_before():
+    frames = [[(BEHIND, 15)]] * 20 + [[(BEHIND, 10)]] * 3
+    assert [after for after, _, _ in _left(_feed(frames))] == [15]
+
+
+def test_a_stack_hidden_by_an_arm_for_a_second_is_not_gone():
+    frames = [[(BEHIND, None)]] * 4 + [[]] * 10 + [[(BEHIND, 14)]] * 4
+    assert [(c.kind, c.after) for c in _feed(frames)] == [("stack_seen", None), ("stack_left", 14)]
+
+
+def test_a_stack_seen_again_where_it_stood_after_it_was_reported_gone_is_the_same_stack_seen_again():
+    moved = (FRONT[0] + STACK_MATCH_MM - 5, FRONT[1])
+    out = _feed([[(FRONT, 75)]] * 4 + [[]] * 40 + [[(moved, 75)]] * 4)
+    assert [c.kind for c in out] == ["stack_seen", "stack_left", "stack_seen", "stack_left"]
+    assert {(c.stack, c.since_t_s) for c in out} == {(0, 0.0)}
+
+
+def test_two_stacks_a_chips_width_apart_are_two_stacks():
+    out = _feed([[(FRONT, 75), (BEHIND, 15)]] * 4)
+    assert sorted(after for after, _, _ in _left(out)) == [15, 75]
+    assert len({c.stack for c in out}) == 2

@@ -1,0 +1,145 @@
+"""Payout stacks followed one by one by their place on the layout.
+
+A zone's chips are tracked as one total (:class:`vision.tracking.ZoneTracker`), and one stack that cannot be
+counted leaves the total unvalued. That is what a payout set down touching one already paid, or just behind it,
+does: the camera sees the back stack's bottom chips hidden by the front one, or stage 1 boxes the two as one (4K
+seeds 7188 r0, 7234 r1, 7262 r1, 7269 r1, 7308 r2: a bonus payout set beside the main wager's, unvalued until the
+player picked up the other stack). The chips stay where the dealer put them until the player takes them, so the
+stack that came with the payout, read as it stood alone, tells the payout.
+
+:class:`PayoutStackTracker` follows each stack of a payout area by its base (layout mm, as the detector placed it)
+and reports :class:`vision.tracking.ZoneChange` records (``stack`` the stack's number, ``position`` its base,
+``since_t_s`` when it was first seen):
+
+* ``stack_seen`` once a stack has been seen for ``rise_s`` (backdated to its first sighting; one seen in a frame or
+  two is a box stage 1 drew twice, or a glint), and again when one reported gone shows again where it stood;
+* ``stack_left`` once a stack is gone (unseen for :data:`STACK_GONE_S`; backdated to when it was last seen), with
+  ``after`` its value read last, in dollars, or ``None`` where it was not read since it was last read unvalued. A
+  value is the stack's once read the same for ``rise_s``, or for ``fall_s`` where it is lower than the value before
+  (a hand coming over a stack to take it reads it low for a moment, as it does a zone's total).
+
+The value is the one read last because a stack read beside another is read wrong as often as not (7234 r1 read the
+$99 bonus payout $149 for 0.3 s as stage 1 missed the $225 in front of it), and right once it stands alone: so the
+players take them. The round engine (:class:`vision.rounds.StackedPayout`) counts a side-bet payout it saw placed
+and could not value at what the stacks that came with it were read as they left.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from vision.tracking import ZoneChange
+
+STACK_MATCH_MM = 25.0
+"""A stack read this close (mm on the layout) to a stack followed is that stack. Chips are 39 mm across, so two
+stacks standing apart have bases at least 39 mm apart; a base placed from stage 1's box is good to ~10 mm (a loose
+box with the dealer's hand in it, more)."""
+
+STACK_GONE_S = 1.5
+"""A stack unseen this long (s; at least the tracker's ``fall_s``) is gone: the dealer's arm reaching across the
+layout hides a payout area for a second."""
+
+STACK_MEMORY_S = 10.0
+"""A stack reported gone and seen again this soon where it stood is the same stack (a hand hid it for a while): a
+new stack there would need the old one taken first."""
+
+
+@dataclass
+class _StackTrack:
+    number: int
+    position: tuple[float, float]
+    since_frame: int
+    since_t_s: float
+    last_frame: int
+    last_t_s: float
+    run: tuple[float, float] | None = None   # (value, first s) read the same since
+    value: float | None = None              # its value (module docstring), None since read unvalued
+    gone: bool = False                      # reported as stack_left
+    seen: bool = False                      # reported as stack_seen: seen for rise_s
+
+
+class PayoutStackTracker:
+    """Follows the chip stacks of payout areas one by one (see the module's docstring).
+
+    Args:
+        rise_s: seconds a stack's value must be read the same to be its value.
+        fall_s: the same for a value lower than the one before.
+
+    Example:
+        >>> t = PayoutStackTracker(rise_s=0.2, fall_s=0.5)
+        >>> out = [c for f in range(25) for c in t.update("seat3.payout", f, f / 10,
+        ...                                               [] if f > 5 else [(500.0, 600.0, None if f < 3 else 18)])]
+        >>> [(c.kind, c.stack, c.after, c.since_t_s, c.t_s) for c in out]
+        [('stack_seen', 0, None, 0.0, 0.0), ('stack_left', 0, 18, 0.0, 0.5)]
+    """
+
+    def __init__(self, rise_s: float = 0.3, fall_s: float = 1.0) -> None:
+        self.rise_s, self.fall_s = rise_s, fall_s
+        self.gone_s = max(fall_s, STACK_GONE_S)
+        self._tracks: dict[str, list[_StackTrack]] = {}
+        self._numbers = 0
+
+    def update(self, zone: str, frame: int, t_s: float,
+               stacks: list[tuple[float, float, float | None]]) -> list[ZoneChange]:
+        """Feed one analysed frame's stacks of ``zone``.
+
+        Args:
+            zone: a payout area (``seat3.payout``).
+            frame, t_s: the frame's index and time (s).
+            stacks: each stack seen in the zone this frame: (x, y) mm of its base on the layout and its value in
+                dollars (``None``: seen, not valued). An empty list: no stack seen.
+
+        Returns:
+            ``stack_seen`` for each stack first seen (or seen again after it was reported gone) this frame, and
+            ``stack_left`` for each stack now unseen for :attr:`gone_s` (backdated to its last sighting).
+        """
+        tracks = [tr for tr in self._tracks.get(zone, []) if t_s - tr.last_t_s <= STACK_MEMORY_S]
+        pairs = sorted((math.dist(tr.position, (x, y)), i, j) for i, tr in enumerate(tracks)
+                       for j, (x, y, _) in enumerate(stacks))
+        matched: dict[int, _StackTrack] = {}
+        used: set[int] = set()
+        for d, i, j in pairs:
+            if d > STACK_MATCH_MM:
+                break
+            if i in used or j in matched:
+                continue
+            used.add(i)
+            matched[j] = tracks[i]
+        out: list[ZoneChange] = []
+        for j, (x, y, value) in enumerate(stacks):
+            tr = matched.get(j)
+            if tr is None:
+                tr = _StackTrack(self._numbers, (x, y), frame, t_s, frame, t_s)
+                self._numbers += 1
+                tracks.append(tr)
+            if tr.gone or (not tr.seen and t_s - tr.since_t_s + 1e-9 >= self.rise_s):
+                first = (tr.since_frame, tr.since_t_s) if not tr.seen else (frame, t_s)
+                out.append(ZoneChange("stack_seen", zone, *first, frame, t_s, position=(x, y),
+                                      since_t_s=tr.since_t_s, stack=tr.number))
+                tr.seen = True
+            tr.position, tr.last_frame, tr.last_t_s, tr.gone = (x, y), frame, t_s, False
+            if value is None:
+                tr.run, tr.value = None, None
+                continue
+            if tr.run is None or tr.run[0] != value:
+                tr.run = (value, t_s)
+            hold = self.fall_s if tr.value is not None and value < tr.value else self.rise_s
+            if t_s - tr.run[1] + 1e-9 >= hold:
+                tr.value = value
+        for tr in tracks:
+            if tr.seen and not tr.gone and t_s - tr.last_t_s + 1e-9 >= self.gone_s:
+                tr.gone = True
+                out.append(ZoneChange("stack_left", zone, tr.last_frame, tr.last_t_s, frame, t_s, after=tr.value,
+                                      position=tr.position, since_t_s=tr.since_t_s, stack=tr.number))
+        self._tracks[zone] = tracks
+        return out
+
+    def finish(self, frame: int, t_s: float) -> list[ZoneChange]:
+        """The end of the source: ``stack_left`` for every stack still followed (standing, or unseen for less than
+        :attr:`gone_s`), at the value it was read at last; nothing more will be seen of it."""
+        out = [ZoneChange("stack_left", zone, tr.last_frame, tr.last_t_s, frame, t_s, after=tr.value,
+                          position=tr.position, since_t_s=tr.since_t_s, stack=tr.number)
+               for zone, tracks in self._tracks.items() for tr in tracks if tr.seen and not tr.gone]
+        self._tracks.clear()
+        return out
