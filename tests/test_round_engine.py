@@ -350,9 +350,20 @@ def test_a_wager_still_unvalued_a_second_after_the_first_card_is_unreadable_from
     assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": 40}
 
 
-def test_a_side_bet_still_unvalued_a_second_after_the_first_card_stays_unvalued():
+def test_a_side_bet_first_valued_later_in_the_deal_before_it_falls_due_is_the_wager_2_23_f():
+    """4K seed 7298 r1: a $5 match-the-dealer wager unvalued from the betting to 1.6 s after the first card, its
+    stack on the spot all along, then read $5 before the seat's second card: that is the wager, and its payout is
+    checked (here $15 paid of the $20 due on an unsuited match, KH 7C against the KS). It stays `unreadable` in the
+    alerts: its limit was not checked when it applied."""
     t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", None).card("seat3.cards", "KH")
-    t.at_once(1.5, ("seat3.mtd", 5)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C"))
+    t.at_once(1.5, ("seat3.mtd", 5)).deal(("dealer.cards", "KS"), ("seat3.cards", "7C")).chips_to("seat3.payout", 15)
+    assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": 25, "mtd": 5}
+    assert [a[:2] for a in t.alerts] == [("unreadable", 3), ("mtd_underpaid", 3)]
+
+
+def test_a_side_bet_first_valued_once_it_fell_due_stays_unvalued():
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", None).card("seat3.cards", "KH")
+    t.deal(("dealer.cards", "KS"), ("seat3.cards", "7C")).at_once(1.0, ("seat3.mtd", 5))
     assert t.engine.rounds[0].to_json()["seats"][0]["wagers"] == {"main": 25, "mtd": None}
 
 

@@ -29,8 +29,9 @@ card, Switch Hands' squared pair, the burn card where the discard rack is out of
 deal-order check (:func:`rules.dealing.check_observed_deal`) and the deal ends at the first hit without it; a wager
 or payout seen but not valued is still audited for what the cards and the timing decide (outcome, collected or not,
 late or not, paid or not), with an ``unreadable`` alert for the amount (a wager unvalued at the first card and read
-within :data:`LATE_VALUE_S` after it, before any side bet is due, is valued then instead); printed layout art read
-as a card is set aside.
+within :data:`LATE_VALUE_S` after it, before any side bet is due, is valued then instead; read later, its stack on the
+spot all along, before its settlement is due, it is valued then and its alert stands); printed layout art read as a
+card is set aside.
 """
 
 from __future__ import annotations
@@ -918,13 +919,15 @@ class RoundEngine:
         if ch.after and ch.zone in r.unvalued_at_first and r.sidebets_due_s is None \
                 and ch.t_s - r.first_card_s <= LATE_VALUE_S:
             return self._valued_late(r, s, kind, ch)
-        if ch.after and kind == "main" and ch.before is None and r.hole_revealed_s is None \
-                and kind not in s.settled_t and ch.zone not in r.hidden_wagers \
+        if ch.after and ch.before is None and kind in s.unvalued and kind not in s.settled_t \
+                and (r.hole_revealed_s is None if kind == "main" else r.sidebets_due_s is None) \
+                and ch.zone not in r.hidden_wagers \
                 and not any((d[0], d[1]) == (s.seat, kind) for d in r.pending_drops):
-            # the main wager first valued later in the deal, its stack on the spot all along: what it holds is what
-            # was wagered, and taking chips from it before the hand is settled is pinching (4K seed 7167 r2: a $50
-            # wager valued 3 s into a Switch Hands deal, then cut to $20). It was `unreadable` at the first card,
-            # and stays so in the alerts: its limits were not checked when they applied
+            # a wager first valued later in the deal, its stack on the spot all along, before it is settled: what it
+            # holds is what was wagered, and taking chips from it before the hand is settled is pinching (4K seed
+            # 7167 r2: a $50 main wager valued 3 s into a Switch Hands deal, then cut to $20; 7298 r1: a $5
+            # match-the-dealer wager valued 1.6 s after the first card, its payout checked). It was `unreadable` at
+            # the first card, and stays so in the alerts: its limits were not checked when they applied
             return self._valued_late(r, s, kind, ch)
         if ch.after:
             r.pending_drops = [d for d in r.pending_drops if (d[0], d[1]) != (s.seat, kind)]
@@ -938,8 +941,9 @@ class RoundEngine:
         return []
 
     def _valued_late(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
-        """A wager unvalued at the first card, read ``ch.after`` dollars within :data:`LATE_VALUE_S` (a main wager:
-        at any time before the hole card is turned, its stack on the spot all along): it is the seat's wager, checked
+        """A wager unvalued at the first card, read ``ch.after`` dollars within :data:`LATE_VALUE_S`, or later with
+        its stack on the spot all along (a main wager: before the hole card is turned; a side bet: before it falls due;
+        4K seed 7298 r1, a $5 match-the-dealer wager read 1.6 s after the first card): it is the seat's wager, checked
         against the limits as at the first card (13:69F-2.23(c), 19.6(b), 2.20(a))."""
         r.unvalued_at_first.pop(ch.zone, None)
         s.unvalued.discard(kind)
