@@ -149,22 +149,3 @@ def test_a_bonus_payout_boxed_with_the_main_payout_it_touches_is_valued_once_see
     cannot be counted, where the main payout stood; it is first seen apart, and read, once the player took the $75."""
     frames = [[]] * 60 + [[(FRONT, 75)]] * 20 + [[(FRONT, None)]] * 40 + [[(BEHIND, 14)]] * 20
     assert _run(frames) == [("bonus_underpaid", 3, 15, 14)]
-
-
-SIDE = (FRONT[0] + 47.0, FRONT[1])  # a stack set down beside the main payout, a little apart
-
-
-def test_a_bonus_payout_set_beside_an_uncounted_main_payout_is_seen_as_a_payout_and_valued_alone_2_20_j():
-    """4K seed 7323 r1: the $75 main payout cannot be counted (the area reads unvalued); the $100 bonus payout ($75
-    due on a $5 bonus) is set beside it, the area still unvalued, so its total shows no change; the main payout is
-    taken, still unvalued, and the bonus payout read alone: overpaid, not 'never paid'."""
-    frames = ([[]] * 60 + [[(FRONT, None)]] * 10 + [[(FRONT, None), (SIDE, None)]] * 30 + [[(SIDE, 100)]] * 20)
-    assert _run(frames, bonus=5) == [("bonus_overpaid", 3, 75, 100)]
-
-
-def test_main_and_bonus_payouts_read_together_a_moment_after_they_are_set_down_are_split_as_before_2_20_f():
-    """4K seed 7247 r0: the main payout set down (unvalued under the dealer's hand), the bonus payout beside it, and
-    a moment later the area read $87: $75 for the blackjack, $12 of the $15 due for the bonus."""
-    frames = ([[]] * 60 + [[(FRONT, None)]] * 8 + [[(FRONT, None), (SIDE, None)]] * 3
-              + [[(FRONT, 75), (SIDE, 12)]] * 20 + [[(SIDE, 12)]] * 10)
-    assert _run(frames) == [("bonus_underpaid", 3, 15, 12)]

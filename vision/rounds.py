@@ -92,9 +92,6 @@ STACK_WAIT_S = 20.0
 payout area, waits for that stack to be taken, at most this long (s): the payout stands on the layout until the
 player takes it, and is read right once the stack beside it is gone (:mod:`vision.stack_tracking`). Then it is
 ``unreadable`` if that stack left unvalued."""
-NEW_PAYOUT_STACK_MM = 35.0
-"""A stack first seen in a payout area whose total already reads unvalued, this far (mm) from every stack standing
-there, is another payout set down: chips are 39 mm across (:meth:`RoundEngine._stack_placed`)."""
 STACK_SINCE_SLACK_S = 0.5
 """A stack first seen this shortly before a payout was seen placed unvalued may be that payout: the stack can be seen
 (unvalued, under the dealer's hand) a few frames before the area's total is confirmed unvalued."""
@@ -446,8 +443,6 @@ class RoundEngine:
         self._chips: dict[str, float | None] = {}         # zone -> value after the changes processed so far
         # payout area -> stack number -> when it was first seen (s): the stacks standing, where the tracker follows them
         self._standing_stacks: dict[str, dict[int, float]] = {}
-        self._stack_at: dict[tuple[str, int], tuple[float, float]] = {}  # (zone, stack number) -> base mm, first seen
-        self._chips_since: dict[str, float] = {}  # zone -> when its chips last changed (s)
         # rounds closed with a side-bet payout still to be valued from its stack
         self._closed_with_payouts: list[RoundRecord] = []
         self._cards: dict[str, list[str]] = {}            # zone -> labels present, processed so far
@@ -534,10 +529,8 @@ class RoundEngine:
         """One change, in the order they happened (``held_over``: an arrival held and judged to have stayed)."""
         owner, kind = _zone_parts(ch.zone)
         if ch.kind == "stack_seen":
-            events = self._stack_placed(ch, owner) if kind == "payout" else []
             self._standing_stacks.setdefault(ch.zone, {})[ch.stack] = ch.since_t_s
-            self._stack_at[(ch.zone, ch.stack)] = ch.position
-            return events
+            return []
         if ch.kind == "stack_left":
             self._standing_stacks.get(ch.zone, {}).pop(ch.stack, None)
             return self._stack_left(ch, owner)
@@ -554,7 +547,6 @@ class RoundEngine:
         if ch.kind == "chips":
             before = self._chips.get(ch.zone, 0)
             self._chips[ch.zone] = ch.after
-            self._chips_since[ch.zone] = ch.t_s
             if ch.after is None and before and kind in WAGERS and isinstance(owner, int):
                 # a wager valued, then not valued this time (a hand's shadow, a blurred chip edge): an abstention
                 # is no news, so it stands at its last value until its spot is seen empty or valued anew
@@ -1259,28 +1251,6 @@ class RoundEngine:
         if not standing:
             return False
         return self._chips.get(stacked.placed.zone, 0) is None or any(map(stacked.is_its_stack, standing.values()))
-
-    def _stack_placed(self, ch: ZoneChange, seat) -> list[Event]:
-        """A stack first seen in ``seat``'s payout area (``stack_seen``, not one seen again) whose total already read
-        unvalued, apart from every stack standing there (:data:`NEW_PAYOUT_STACK_MM`): another payout set down, which
-        the area's total, unvalued before and after, does not show (4K seed 7323 r1: the $115 bonus payout set beside
-        the main payout that could not be counted, and reported never paid). Taken as the next wager's payout, not
-        valued (:meth:`_unvalued_payout`): its own stack values it once it stands alone."""
-        r = self.current
-        if r is None or r.phase in ("betting", "closing") or not isinstance(seat, int) or ch.t_s != ch.since_t_s:
-            return []
-        s = r.seats.get(seat)
-        if s is None or self._chips.get(ch.zone, 0) is not None \
-                or ch.t_s - self._chips_since.get(ch.zone, ch.t_s) < STACK_SINCE_SLACK_S:
-            return []  # (the stack that made the area unvalued is the payout that change shows)
-        if (r.clear_t is not None and ch.t_s >= r.clear_t and not self._bonus_unpaid(s)) or self._valued_next(ch, s):
-            return []  # (the area's total read valued a moment later counts it: 4K seed 7247 r0, main and bonus)
-        standing = self._standing_stacks.get(ch.zone, {})
-        if ch.position is None or not standing or any(
-                math.dist(ch.position, self._stack_at.get((ch.zone, n), (math.inf, math.inf))) < NEW_PAYOUT_STACK_MM
-                for n in standing):
-            return []
-        return self._unvalued_payout(r, s, replace(ch, kind="chips", before=None, after=None))
 
     def _stack_left(self, ch: ZoneChange, seat) -> list[Event]:
         """One stack of a payout area gone, with the value it was read at last (:mod:`vision.stack_tracking`):
