@@ -920,11 +920,12 @@ class RoundEngine:
                 and ch.t_s - r.first_card_s <= LATE_VALUE_S:
             return self._valued_late(r, s, kind, ch)
         if ch.after and ch.before is None and kind in s.unvalued and kind not in s.settled_t \
-                and (r.hole_revealed_s is None if kind == "main" else r.sidebets_due_s is None) \
-                and ch.zone not in r.hidden_wagers \
+                and (r.hole_revealed_s is None if kind == "main" else r.sidebets_due_s is None and len(s.dealt) < 2) \
+                and ch.zone not in r.hidden_wagers and not self._undone_soon(ch) \
                 and not any((d[0], d[1]) == (s.seat, kind) for d in r.pending_drops):
-            # a wager first valued later in the deal, its stack on the spot all along, before it is settled: what it
-            # holds is what was wagered, and taking chips from it before the hand is settled is pinching (4K seed
+            # a wager first valued later in the deal, its stack on the spot all along, before it is settled (a side
+            # bet: before the seat's own two cards decide it), and not undone at once (a dealer's arm over the spot
+            # read as one big chip for 0.3 s): what it holds is what was wagered, and taking chips from it before the hand is settled is pinching (4K seed
             # 7167 r2: a $50 main wager valued 3 s into a Switch Hands deal, then cut to $20; 7298 r1: a $5
             # match-the-dealer wager valued 1.6 s after the first card, its payout checked). It was `unreadable` at
             # the first card, and stays so in the alerts: its limits were not checked when they applied
@@ -942,7 +943,8 @@ class RoundEngine:
 
     def _valued_late(self, r: RoundRecord, s: SeatRecord, kind: str, ch: ZoneChange) -> list[Event]:
         """A wager unvalued at the first card, read ``ch.after`` dollars within :data:`LATE_VALUE_S`, or later with
-        its stack on the spot all along (a main wager: before the hole card is turned; a side bet: before it falls due;
+        its stack on the spot all along (a main wager: before the hole card is turned; a side bet: before it falls due
+        and before the seat's second card;
         4K seed 7298 r1, a $5 match-the-dealer wager read 1.6 s after the first card): it is the seat's wager, checked
         against the limits as at the first card (13:69F-2.23(c), 19.6(b), 2.20(a))."""
         r.unvalued_at_first.pop(ch.zone, None)
