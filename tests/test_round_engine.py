@@ -1858,3 +1858,30 @@ def test_a_main_payout_set_down_after_an_unvalued_match_the_dealer_payout_is_not
                                       _payout_stack(t, "stack_left", 25, since=t.t - 3.0, at=(540.0, 600.0))])
     t.at_once(0.0, ("seat3.payout", 0)).wait(3.0)
     assert t.alerts == [("mtd_underpaid", 3, 20, 15)]
+
+
+def test_a_busted_hands_wager_collected_before_the_dealers_hand_is_played_is_no_pinching_2_2():
+    """4K seed 7344 r1: seat 3's QS 2C and a KC hit, 22, bust: the dealer takes its wager at once, before turning the
+    hole card; that is its settlement (the hand lost), not pinching."""
+    first, hole = standard_deal(["QS", "2C"], "10H")
+    t = Table().chips_to("seat3.main", 20).deal(*first).deal(*hole).card("seat3.cards", "KC")
+    t.chips_to("seat3.main", 0).wait(8.0)
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "8H").wait(2.0)
+    assert not [a for a in t.alerts if a[0] == "pinching"]
+
+
+def test_a_wager_taken_before_the_dealers_hand_is_played_from_a_hand_not_bust_is_pinching_2_3():
+    first, hole = standard_deal(["QS", "2C"], "10H")
+    t = Table().chips_to("seat3.main", 20).deal(*first).deal(*hole).card("seat3.cards", "5C")
+    t.chips_to("seat3.main", 0).wait(8.0)
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "8H").wait(2.0)
+    assert [a[:2] for a in t.alerts] == [("pinching", 3)]
+
+
+def test_a_pair_split_and_hit_past_21_in_all_is_not_taken_for_a_bust_2_2():
+    """8D 8C split: two hands, their cards all on one seat's spot here; 8D 8C 10S 9H is no bust of one hand."""
+    first, hole = standard_deal(["8D", "8C"], "10H")
+    t = Table().chips_to("seat3.main", 20).deal(*first).deal(*hole).card("seat3.cards", "10S").card("seat3.cards", "9H")
+    t.chips_to("seat3.main", 0).wait(8.0)
+    t.card("dealer.cards", "BACK", "card_left").card("dealer.cards", "8H").wait(2.0)
+    assert [a[:2] for a in t.alerts] == [("pinching", 3)]

@@ -45,7 +45,7 @@ from typing import Any
 
 from rules.cards import BACK, UNREADABLE, parse_card
 from rules.dealing import DealEvent, check_observed_deal, expected_deal_order
-from rules.hands import dealer_stands
+from rules.hands import dealer_stands, hand_total
 from rules.bonus import bonus_wager_violations
 from rules.main_wager import main_wager_violations
 from rules.match_the_dealer import mtd_wager_violations
@@ -227,6 +227,7 @@ class SeatRecord:
     turned: tuple | None = None                          # (t, mm) of the last face-down card turned over
     hits: list[str] = field(default_factory=list)
     hits_at: list = field(default_factory=list)          # (x, y) mm of each hit where known
+    hits_t: list = field(default_factory=list)           # when each hit was first seen (s)
     tucked: list[str] = field(default_factory=list)      # faces seen arriving under the bonus wager (2.20)
     expected: dict[str, Any] = field(default_factory=dict)   # wager -> WagerResult
     observed_payout: dict[str, Fraction] = field(default_factory=dict)
@@ -1028,7 +1029,8 @@ class RoundEngine:
         for seat, kind, ch in r.pending_drops:
             due = r.sidebets_due_s if kind in SIDE_BETS else r.hole_revealed_s
             s = r.seats[seat]
-            if due is not None and ch.t_s >= due - DROP_TOLERANCE_S:
+            if (due is not None and ch.t_s >= due - DROP_TOLERANCE_S) or (
+                    kind == "main" and self._bust_by(r, seat, ch.t_s + DROP_TOLERANCE_S)):
                 events += self._settled_by_collection(r, s, kind, ch)
             elif due is not None or now_t - ch.t_s > PINCH_WAIT_S:
                 events += self._alert(r, "pinching", seat, ch, expected=s.wagers.get(kind), observed=0, wager=kind,
@@ -1038,6 +1040,25 @@ class RoundEngine:
                 keep.append((seat, kind, ch))
         r.pending_drops = keep
         return events
+
+    def _bust_by(self, r: RoundRecord, seat: int, t_s: float) -> bool:
+        """Whether ``seat``'s hand was bust by ``t_s`` (s): its cards dealt by then, every one read, total over 21
+        (13:69F-2.2). A bust hand loses at once, and the dealer takes its wager then, before the dealer's hand is
+        played (4K seed 7344 r1: two busted hands' wagers collected as the dealer played, called pinching). Not where
+        its first two cards are a pair (a split makes two hands of them) nor in Switch Hands (four cards dealt)."""
+        s = r.seats.get(seat)
+        if s is None or self.profile.effective_deal_order == "switch_hands" or len(s.hits) != len(s.hits_t):
+            return False
+        cards = s.first_two + [c for c, t in zip(s.hits, s.hits_t) if t <= t_s]
+        if len(cards) < 3 or any(c in (BACK, UNREADABLE) for c in cards):
+            return False
+        try:
+            parsed = [parse_card(c) for c in cards]
+        except ValueError:
+            return False
+        if hand_total(parsed[:1]).total == hand_total(parsed[1:2]).total:
+            return False
+        return hand_total(parsed).bust
 
     def _payout_change(self, ch: ZoneChange, seat: int, before: float | None) -> list[Event]:
         r = self.current
@@ -1986,6 +2007,7 @@ class RoundEngine:
                 # for, is now followed by the tracker)
                 s.hits.append(ch.label)
                 s.hits_at.append(ch.position)
+                s.hits_t.append(ch.t_s)
             if s.kept is not None:
                 self._keep_turned_pair(s, ch.zone)
         return []
@@ -2014,6 +2036,7 @@ class RoundEngine:
         s = r.seats.setdefault(owner, SeatRecord(owner))
         s.hits.append(ch.label)
         s.hits_at.append(ch.position)
+        s.hits_t.append(ch.t_s)
         if r.first_extra_card_s is None:
             return self._first_extra_card(r, ch)
         return []
