@@ -43,7 +43,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
-from rules.cards import BACK, UNREADABLE, parse_card
+from rules.cards import BACK, RANK_POINTS, UNREADABLE, parse_card
 from rules.dealing import DealEvent, check_observed_deal, expected_deal_order
 from rules.hands import dealer_stands, hand_total
 from rules.bonus import bonus_wager_violations
@@ -251,8 +251,9 @@ class SeatRecord:
 
 @dataclass
 class StackedPayout:
-    """A side-bet payout seen placed and not valued, to be valued from its own stack once that stack stands alone
-    (:mod:`vision.stack_tracking`; :meth:`RoundEngine._stack_left`).
+    """A side-bet payout seen placed and not valued: read in a moment (:data:`LATE_VALUE_S`), or, where the tracker
+    follows payout stacks, valued from its own stack once that stack stands alone (:mod:`vision.stack_tracking`;
+    :meth:`RoundEngine._stack_left`), or ``unreadable``.
 
     Attributes:
         placed: the payout area's change that showed it placed (unvalued).
@@ -320,8 +321,8 @@ class RoundRecord:
     merged_growths: list = field(default_factory=list)
     hidden_wagers: dict = field(default_factory=dict)   # zone -> t: a wager hidden at the first card, awaited back
     unvalued_at_first: dict = field(default_factory=dict)  # zone -> first card's change: awaiting a late value
-    unvalued_payouts: dict = field(default_factory=dict)   # (seat, wager) -> change: a payout seen unvalued, likewise
-    stacked_payouts: dict = field(default_factory=dict)    # (seat, wager) -> StackedPayout, where stacks are followed
+    # (seat, wager) -> StackedPayout: a side-bet payout seen unvalued, likewise (or valued from its own stack)
+    unvalued_payouts: dict = field(default_factory=dict)
     clear_t: float | None = None                        # when the table last became clear of cards
     clear_chips: dict = field(default_factory=dict)     # the chips on the table at that moment
 
@@ -469,9 +470,7 @@ class RoundEngine:
         if utc is not None and self._utc0 is None:
             self._utc0 = utc - timedelta(seconds=t_s)
         self._now_frame, self._now_t = frame, t_s
-        for ch in changes:
-            heapq.heappush(self._queue, (ch.t_s, self._seq, ch))
-            self._seq += 1
+        self._hold(changes)
         events: list[Event] = []
         now_t = t_s - self.latency_s
         while True:
@@ -506,9 +505,7 @@ class RoundEngine:
         """End of the source: process what is held, and ``changes`` (what only the end confirms:
         :meth:`vision.tracking.ZoneTracker.finish`), and close the open round as it stands."""
         self._now_frame, self._now_t = frame, t_s
-        for ch in changes:
-            heapq.heappush(self._queue, (ch.t_s, self._seq, ch))
-            self._seq += 1
+        self._hold(changes)
         events: list[Event] = []
         while self._queue or self._held is not None:
             if self._held is not None:
@@ -524,6 +521,12 @@ class RoundEngine:
         self._closed_with_payouts = []
         return events
 
+    def _hold(self, changes: list[ZoneChange]) -> None:
+        """Queue ``changes`` to be processed in the order they happened (by ``t_s``, then as given)."""
+        for ch in changes:
+            heapq.heappush(self._queue, (ch.t_s, self._seq, ch))
+            self._seq += 1
+
     # -- processing one change ----------------------------------------------------------------
 
     def _process(self, ch: ZoneChange, held_over: bool = False) -> list[Event]:
@@ -536,7 +539,7 @@ class RoundEngine:
             self._standing_stacks.get(ch.zone, {}).pop(ch.stack, None)
             return self._stack_left(ch, owner)
         if ch.kind == "card_arrived" and self.current is not None:
-            for (_, bet), sp in self.current.stacked_payouts.items():
+            for (_, bet), sp in self.current.unvalued_payouts.items():
                 if bet == "mtd" and sp.placed.t_s < ch.t_s:
                     # match-the-dealer wagers are settled before any further card (2.23(e), 19.6(d)): a stack first
                     # seen after one is another payout (the main wager's, after the dealer's hand)
@@ -1056,8 +1059,8 @@ class RoundEngine:
             parsed = [parse_card(c) for c in cards]
         except ValueError:
             return False
-        if hand_total(parsed[:1]).total == hand_total(parsed[1:2]).total:
-            return False
+        if RANK_POINTS[parsed[0].rank] == RANK_POINTS[parsed[1].rank]:
+            return False  # (a pair, perhaps split)
         return hand_total(parsed).bust
 
     def _payout_change(self, ch: ZoneChange, seat: int, before: float | None) -> list[Event]:
@@ -1118,7 +1121,7 @@ class RoundEngine:
         amount = now_value - s.payout_high
         s.payout_high = now_value
         revalued = before is None and s.unvalued_payout is not None
-        stacked = r.stacked_payouts.get((s.seat, s.unvalued_payout)) if revalued else None
+        stacked = r.unvalued_payouts.get((s.seat, s.unvalued_payout)) if revalued else None
         if stacked is not None and ch.t_s - stacked.placed.t_s >= LATE_VALUE_S \
                 and self._stack_may_be_valued(stacked, ch.t_s):
             # read again long after it was placed, the area's total may have lost other chips meanwhile (the
@@ -1215,8 +1218,8 @@ class RoundEngine:
         self._next_payout_placed(r, s.seat, ch)
         events = self._check_late(r, s, "mtd", ch) if target == "mtd" else []
         if target in SIDE_BETS and target not in s.unvalued and not self._valued_next(ch, s):
-            r.unvalued_payouts.setdefault((s.seat, target), ch)  # unreadable unless read in a moment (LATE_VALUE_S)
-            r.stacked_payouts.setdefault((s.seat, target), StackedPayout(ch, s.payout_counted_t))
+            # unreadable unless read in a moment (LATE_VALUE_S), or from its own stack
+            r.unvalued_payouts.setdefault((s.seat, target), StackedPayout(ch, s.payout_counted_t))
         elif target in SIDE_BETS and target in s.unvalued:
             events += self._unchecked_payout(r, s, target, ch)
         return events
@@ -1232,20 +1235,19 @@ class RoundEngine:
         Decided, it is counted at what its own stack was read last where it has one (:class:`StackedPayout`), else
         at what the area's total gave (``fallback``), else it is ``unreadable``."""
         events: list[Event] = []
-        for (seat, target), ch in list(r.unvalued_payouts.items()):
+        for (seat, target), stacked in list(r.unvalued_payouts.items()):
+            ch = stacked.placed
             if not force and (now_t - ch.t_s < LATE_VALUE_S or any(m[0] == seat for m in r.merged_growths)):
                 continue  # (a payout read with its wager meanwhile is valued once they are read apart)
             s = r.seats.get(seat)
-            stacked = r.stacked_payouts.get((seat, target))
             if s is not None and target in s.paid_unvalued and (not force or closing) \
                     and self._stack_may_be_valued(stacked, now_t):
                 continue
             del r.unvalued_payouts[(seat, target)]
-            r.stacked_payouts.pop((seat, target), None)
             if s is None or target not in s.paid_unvalued:
                 continue  # valued since, and its amount checked
-            read = stacked.amount() if stacked is not None else None
-            if read is not None or (stacked is not None and stacked.fallback is not None):
+            read = stacked.amount()
+            if read is not None or stacked.fallback is not None:
                 amount, at, valued_t = (read[0], ch, read[1]) if read else (*stacked.fallback, None)
                 s.paid_unvalued.discard(target)
                 if s.unvalued_payout == target:
@@ -1262,13 +1264,13 @@ class RoundEngine:
                                           "its amount is not checked")
         return events
 
-    def _stack_may_be_valued(self, stacked: StackedPayout | None, now_t: float) -> bool:
+    def _stack_may_be_valued(self, stacked: StackedPayout, now_t: float) -> bool:
         """The payout ``stacked`` may still be valued as a stack of its own, placed less than :data:`STACK_WAIT_S`
         ago: a stack that came with it (:meth:`StackedPayout.is_its_stack`) still stands in its area, or the area
         still reads unvalued (the payout may be boxed with the stack it touches, and first seen apart once that one
         is taken: 4K seed 7308 r2). Only where the tracker follows that area's stacks one by one
         (:mod:`vision.stack_tracking`): readings without stack positions cannot value it later."""
-        if stacked is None or now_t - stacked.placed.t_s >= STACK_WAIT_S:
+        if now_t - stacked.placed.t_s >= STACK_WAIT_S:
             return False
         standing = self._standing_stacks.get(stacked.placed.zone)
         if not standing:
@@ -1284,7 +1286,7 @@ class RoundEngine:
         if not isinstance(seat, int):
             return []
         rounds = self._closed_with_payouts + ([self.current] if self.current is not None else [])
-        mine = [sp for r in rounds for (owner, _), sp in r.stacked_payouts.items()
+        mine = [sp for r in rounds for (owner, _), sp in r.unvalued_payouts.items()
                 if owner == seat and sp.placed.zone == ch.zone and sp.is_its_stack(ch.since_t_s)]
         if mine:
             max(mine, key=lambda sp: sp.placed.t_s).left[ch.stack] = (ch.after, ch.since_t_s, ch.t_s)
@@ -1293,7 +1295,7 @@ class RoundEngine:
     def _next_payout_placed(self, r: RoundRecord, seat: int, ch: ZoneChange) -> None:
         """A payout to ``seat`` set down at ``ch`` (counted or not): the stacks first seen from then on are not those
         of its payouts placed unvalued before it (:attr:`StackedPayout.ceiling_t`)."""
-        for (owner, _), sp in r.stacked_payouts.items():
+        for (owner, _), sp in r.unvalued_payouts.items():
             if owner == seat and sp.placed.t_s < ch.t_s:
                 sp.ceiling_t = min(sp.ceiling_t, ch.t_s - STACK_SINCE_SLACK_S)
 
@@ -1710,7 +1712,7 @@ class RoundEngine:
         r.phase = "deal"
         r.first_card_s = ch.t_s
         for closed in self._closed_with_payouts:  # (stacks first seen from now on are this round's)
-            for sp in closed.stacked_payouts.values():
+            for sp in closed.unvalued_payouts.values():
                 sp.ceiling_t = min(sp.ceiling_t, ch.t_s)
         events: list[Event] = []
         standing = dict(self._chips)
