@@ -95,6 +95,19 @@ def test_the_detector_counts_chips_from_their_side_unless_told_not_to():
     assert observer_for(table, "detector", chip_side=None).reader.chip_side is None
 
 
+def test_the_detector_reads_cards_with_the_reader_it_is_given():
+    from pathlib import Path
+
+    from vision.card_reader import DEFAULT_READER, FP32_READER
+    from vision.review_cli import observer_for
+
+    if not FP32_READER.is_file():
+        pytest.skip("committed models/card_reader.onnx absent")
+    table = load_table(Path(__file__).resolve().parents[1] / "api" / "samples" / "round" / "table.yaml")
+    assert observer_for(table, "detector").reader.reader.path == DEFAULT_READER
+    assert observer_for(table, "detector", reader=FP32_READER).reader.reader.path == FP32_READER
+
+
 def test_the_readings_a_review_keeps_give_the_same_report_when_replayed(reviewed, tmp_path):
     from vision.observation_log import read_observations, replay
     from vision.review_cli import review_pipeline
@@ -126,3 +139,34 @@ def test_each_alert_keeps_its_own_evidence_file_name():
     stems = [sink.evidence_stem(a) for a in (main, mtd, paid, spot, again)]
     assert stems[2] == "r0-mtd_underpaid-s3"  # as the contracts' example names it
     assert len(set(stems)) == 5
+
+
+def test_an_alert_decided_long_after_its_frame_gets_a_frame_near_it_as_evidence():
+    """A side-bet payout counted from its own stack is decided up to STACK_WAIT_S after it was placed; the evidence
+    image shows the table within half a second of the payout's frame, not the oldest frame of the clip buffer."""
+    import numpy as np
+
+    from vision.report import EVIDENCE_LOOKBACK_S
+    from vision.review import FrameBuffer
+    from vision.rounds import STACK_WAIT_S
+    from vision.sources import Frame
+
+    assert EVIDENCE_LOOKBACK_S > STACK_WAIT_S
+    buf = FrameBuffer(seconds=5.0, width=64, sparse_seconds=EVIDENCE_LOOKBACK_S)
+    for i in range(300):  # 30 s at 10 fps, each frame's pixels its own index
+        buf.add(Frame(i, i / 10, np.full((8, 16, 3), i % 256, np.uint8)))
+    assert int(buf.nearest(56)[0, 0, 0]) in range(51, 62)  # placed at 5.6 s, decided at 29.9 s
+    assert len(buf.frames) <= 51 and len(buf.sparse) <= 26  # dense for 5 s, then one a second
+    assert [int(f[0, 0, 0]) for f in buf.between(27.0, 29.9)][0] == 270 % 256  # clips come from the dense frames alone
+
+
+def test_the_frame_buffer_keeps_only_its_last_seconds_unless_asked_for_more():
+    import numpy as np
+
+    from vision.review import FrameBuffer
+    from vision.sources import Frame
+
+    buf = FrameBuffer(seconds=2.0, width=64)
+    for i in range(100):
+        buf.add(Frame(i, i / 10, np.full((8, 16, 3), i, np.uint8)))
+    assert not buf.sparse and int(buf.nearest(10)[0, 0, 0]) == 79

@@ -1,5 +1,7 @@
 """Scoring a review against its truth (`pitwatch eval review`)."""
 
+import pytest
+
 from vision.scoring import score_video, summarise
 
 
@@ -36,6 +38,19 @@ def test_replaying_kept_readings_needs_the_folder_they_were_kept_in():
 
     res = CliRunner().invoke(app, ["eval", "review", "--seeds", "1", "--replay"])
     assert res.exit_code != 0 and "--replay needs --keep" in str(res.exception)
+
+
+def test_replaying_kept_readings_refuses_another_reader_which_would_need_the_videos_read_again(tmp_path):
+    from typer.testing import CliRunner
+
+    from api.cli import app
+    from vision.card_reader import FP32_READER
+
+    if not FP32_READER.is_file():
+        pytest.skip("committed models/card_reader.onnx absent")
+    res = CliRunner().invoke(app, ["eval", "review", "--seeds", "1", "--replay", "--keep", str(tmp_path),
+                                   "--reader", str(FP32_READER)])
+    assert res.exit_code != 0 and "need the videos read again" in str(res.exception)
 
 
 def test_a_round_whose_only_difference_is_a_wager_reported_unvalued_is_right_or_unvalued_not_right():

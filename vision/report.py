@@ -17,11 +17,15 @@ import numpy as np
 
 from calibration.files import write_atomic
 from vision.review import FrameBuffer, Observation
-from vision.rounds import Alert, Event, RoundEngine
+from vision.rounds import STACK_WAIT_S, Alert, Event, RoundEngine
 from vision.sources import Frame, Stopped
 from vision.video_out import H264Writer, sha256_file
 
 ALERT_COLOUR = (40, 40, 230)
+EVIDENCE_LOOKBACK_S = STACK_WAIT_S + 10.0
+"""How long before an alert is raised its evidence frame may lie, seconds: a side-bet payout valued from its own
+stack is decided up to :data:`vision.rounds.STACK_WAIT_S` after it was placed (the round engine's latency and
+the stack's gap on top); a frame a second is kept that long (:class:`vision.review.FrameBuffer`)."""
 
 
 
@@ -114,7 +118,8 @@ class ReviewSink:
         self.zone_polys_src = zone_polys
         self._scale: float | None = None
         self._zone_polys: dict[str, np.ndarray] | None = None
-        self.buffer = FrameBuffer(seconds=clip_before_s + 3.0, width=width)
+        # a frame a second for as long as an alert may be decided after its frame (a payout valued from its stack)
+        self.buffer = FrameBuffer(seconds=clip_before_s + 3.0, width=width, sparse_seconds=EVIDENCE_LOOKBACK_S)
         self.annotated = annotated
         self._writer = None
         self._last_obs: Observation | None = None

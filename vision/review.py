@@ -243,12 +243,30 @@ def live_events(source: FrameSource, observer: Observer, engine: RoundEngine, tr
 
 
 class FrameBuffer:
-    """The last ``seconds`` of frames (downscaled), for evidence images and clips."""
+    """The last ``seconds`` of frames (downscaled), for evidence images and clips, and one frame a second for
+    ``sparse_seconds`` before them.
 
-    def __init__(self, seconds: float = 4.0, width: int = 960) -> None:
+    Most alerts are raised within a second of the frame they name, but some are decided long after it: a side-bet
+    payout counted from its own stack once the stack in front of it was taken (up to
+    :data:`vision.rounds.STACK_WAIT_S` later). Their evidence image should show the table at the alert's frame, not
+    the oldest frame a short clip buffer still holds; a frame a second keeps that within half a second for little
+    memory (a 960 px frame is 1.5 MB).
+
+    Args:
+        seconds: every frame added is kept this long (the evidence clips are cut from these).
+        width: frames wider than this are shrunk to it, pixels.
+        sparse_seconds: how long the one-a-second frames are kept after ``seconds`` (0: none).
+        sparse_every_s: the spacing of those frames, seconds.
+    """
+
+    def __init__(self, seconds: float = 4.0, width: int = 960, sparse_seconds: float = 0.0,
+                 sparse_every_s: float = 1.0) -> None:
         self.seconds = seconds
         self.width = width
+        self.sparse_seconds = sparse_seconds
+        self.sparse_every_s = sparse_every_s
         self.frames: deque[tuple[int, float, np.ndarray]] = deque()
+        self.sparse: deque[tuple[int, float, np.ndarray]] = deque()
 
     def add(self, frame: Frame, image: np.ndarray | None = None) -> None:
         import cv2
@@ -259,12 +277,19 @@ class FrameBuffer:
             img = cv2.resize(img, (self.width, int(round(h * self.width / w / 2)) * 2), interpolation=cv2.INTER_AREA)
         self.frames.append((frame.index, frame.t_s, img))
         while self.frames and frame.t_s - self.frames[0][1] > self.seconds:
-            self.frames.popleft()
+            old = self.frames.popleft()
+            if self.sparse_seconds > 0 and (not self.sparse or old[1] - self.sparse[-1][1] >= self.sparse_every_s - 1e-6):
+                self.sparse.append(old)
+        while self.sparse and frame.t_s - self.sparse[0][1] > self.seconds + self.sparse_seconds:
+            self.sparse.popleft()
 
     def nearest(self, index: int) -> np.ndarray | None:
-        if not self.frames:
+        """The kept frame (H, W, 3) uint8 whose source frame index is nearest ``index``; None before any frame."""
+        kept = [*self.sparse, *self.frames]
+        if not kept:
             return None
-        return min(self.frames, key=lambda f: abs(f[0] - index))[2]
+        return min(kept, key=lambda f: abs(f[0] - index))[2]
 
     def between(self, t0: float, t1: float) -> list[np.ndarray]:
+        """Every frame of the last ``seconds`` from ``t0`` to ``t1`` (seconds of video), oldest first."""
         return [img for _, t, img in self.frames if t0 <= t <= t1]

@@ -57,18 +57,20 @@ def build_engine(table, fps: float, keep_rounds: int | None = None, by_position:
 
 
 def detector_observer(table, threads: int | None = None, chip_side: Path | None = DEFAULT_CHIP_SIDE,
-                      settle_frames: int = SETTLE_FRAMES):
+                      settle_frames: int = SETTLE_FRAMES, reader: Path | None = None):
     """The ONNX detector as an observer for ``table`` (a :class:`calibration.table.Table`); ``chip_side``: the
     chip-side model that counts stacks from their side (:mod:`vision.chip_side`; None: box heights only);
     ``settle_frames``: a zone crop that changed is read once it holds still, or after this many analysed
-    frames of motion (0: at once; :meth:`vision.detector.Stage1Detector.detect_crops`)."""
+    frames of motion (0: at once; :meth:`vision.detector.Stage1Detector.detect_crops`); ``reader``: the
+    card reader's ONNX file (None: the committed :data:`vision.card_reader.DEFAULT_READER`)."""
     from calibration.zones import ZoneMap
     from vision.detector import FrameReader, load_table_view
     from vision.review import DetectorObserver
 
     view = load_table_view(table.path)
     # live: a zone crop whose pixels did not change since its last reading is not read again
-    return DetectorObserver(FrameReader(threads=threads, live=True, chip_side=chip_side, settle_frames=settle_frames),
+    return DetectorObserver(FrameReader(reader=reader, threads=threads, live=True, chip_side=chip_side,
+                                        settle_frames=settle_frames),
                             view,
                             ZoneMap(table.layout, table.require_calibration()))
 
@@ -94,15 +96,16 @@ def oracle_observer(table):
 
 def observer_for(table, kind: str | None = None, threads: int | None = None,
                  chip_side: Path | None = DEFAULT_CHIP_SIDE,
-                 settle_frames: int = SETTLE_FRAMES):
+                 settle_frames: int = SETTLE_FRAMES, reader: Path | None = None):
     """The observer ``kind`` (``detector`` or ``oracle``; default: the table file's ``observer`` field, else
-    ``detector``) for ``table`` (a :class:`calibration.table.Table`)."""
+    ``detector``) for ``table`` (a :class:`calibration.table.Table`); ``reader``: the detector's card reader
+    (None: the committed one)."""
     kind = kind or str(table.extra.get("observer") or "detector")
     if kind == "oracle":
         return oracle_observer(table)
     if kind != "detector":
         raise BadInput(f"{table.path}: field 'observer' must be detector or oracle, got {kind!r}")
-    return detector_observer(table, threads, chip_side, settle_frames)
+    return detector_observer(table, threads, chip_side, settle_frames, reader)
 
 
 class ReviewCancelled(Exception):
@@ -112,13 +115,14 @@ class ReviewCancelled(Exception):
 def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = False, analyse_fps: float = 10.0,
                     threads: int | None = None, observer: str | None = None, progress=None,
                     chip_side: Path | None = DEFAULT_CHIP_SIDE, settle_frames: int = SETTLE_FRAMES,
-                    observations: Path | None = None):
+                    observations: Path | None = None, reader: Path | None = None):
     """The whole review of ``video`` into ``out`` (``pitwatch review`` without the terminal output).
 
     Args:
         video, table, out: the video file, the table file, the output folder.
         observer: ``detector`` or ``oracle`` (default: the table file's ``observer``, else ``detector``).
         chip_side: the chip-side model for the detector (:mod:`vision.chip_side`; None: box heights only).
+        reader: the detector's card reader, an ONNX file (None: the committed ``card_reader_int8.onnx``).
         observations: also write every analysed frame's zone readings here (JSON lines,
             :mod:`vision.observation_log`), to audit them again later without the detector.
         progress: called with (frames read, expected frames or None, video seconds) now and then; raising
@@ -152,13 +156,14 @@ def review_pipeline(video: Path, table: Path, out: Path, *, no_video: bool = Fal
         raise BadInput(f"{video}: frames are {source.width}x{source.height} but the table's calibration is for "
                        f"{w}x{h}: wrong table file or camera")
     out.mkdir(parents=True, exist_ok=True)
-    obs = observer_for(tbl, observer, threads, chip_side, settle_frames)
+    obs = observer_for(tbl, observer, threads, chip_side, settle_frames, reader)
     if observations is not None:
         from vision.observation_log import RecordingObserver
 
         obs = RecordingObserver(obs, observations, {
             "video": video.name, "fps": source.fps, "table": tbl.id, "observer": type(obs).__name__,
-            "chip_side": None if chip_side is None else Path(chip_side).name, "settle_frames": settle_frames})
+            "chip_side": None if chip_side is None else Path(chip_side).name, "settle_frames": settle_frames,
+            **({"reader": str(reader)} if reader is not None else {})})
     tracker, engine = build_engine(tbl, source.fps, by_position=getattr(obs, "tracks_by_position", False))
     zmap = ZoneMap(tbl.layout, calib)
     sink = ReviewSink(out, source.fps, zone_polys=zmap.polygons_px(), annotated=not no_video)
@@ -196,6 +201,9 @@ def review(
     settle_frames: int = typer.Option(SETTLE_FRAMES, "--settle-frames", min=0,
                                       help="a zone that changed is read once it holds still, or after this many "
                                            "analysed frames of motion (0: read at once)"),
+    reader: Optional[Path] = typer.Option(None, "--reader", exists=True, dir_okay=False,
+                                          help="card reader ONNX file (default: the committed "
+                                               "models/card_reader_int8.onnx)"),
     observations: Optional[Path] = typer.Option(None, "--observations", dir_okay=False,
                                                 help="also write every analysed frame's zone readings here "
                                                      "(JSON lines), to audit them again without the detector"),
@@ -215,7 +223,7 @@ def review(
         report, run = review_pipeline(video, table, out, no_video=no_video, analyse_fps=analyse_fps,
                                       threads=threads, progress=progress,
                                       chip_side=chip_side_model(chip_side, no_chip_side),
-                                      settle_frames=settle_frames, observations=observations)
+                                      settle_frames=settle_frames, observations=observations, reader=reader)
         bar.update(task, completed=run.frames_read)
     _print_summary(report, run)
 
@@ -275,6 +283,9 @@ def eval_review(
                                 help="with --keep: audit again the zone readings an earlier run kept "
                                      "(review/observations.jsonl) instead of reading the videos again; measures "
                                      "a change to the tracker or round engine on the same detector output"),
+    reader: Optional[Path] = typer.Option(None, "--reader", exists=True, dir_okay=False,
+                                          help="card reader ONNX file (default: the committed "
+                                               "models/card_reader_int8.onnx)"),
 ) -> None:
     """Render rounds with faults from SEEDS, review them, and score against truth.json."""
     from datasets.round_cli import parse_size
@@ -290,6 +301,8 @@ def eval_review(
     width, height = parse_size(size)
     if replay and keep is None:
         raise BadInput("--replay needs --keep DIR (the folder of an earlier run with the same seeds)")
+    if replay and (reader is not None or chip_side is not None or no_chip_side):
+        raise BadInput("--replay audits readings already kept: --reader and --chip-side need the videos read again")
     scores, timings, latencies = [], [], []
     for seed in seed_list:
         script = script_video(RoundVideoOptions(seed=seed, fps=fps, width=width, height=height))
@@ -301,7 +314,7 @@ def eval_review(
             report, lat = _replayed_review(script, Path(keep) / f"seed{seed}" / "review" / "observations.jsonl")
         else:
             report, lat = _rendered_review(script, seed, keep, chip_side_model(chip_side, no_chip_side),
-                                           settle_frames)
+                                           settle_frames, reader)
         timings.append(time.perf_counter() - t0)
         latencies += lat
         scores.append(score_video(truth, report, str(seed)))
@@ -379,9 +392,9 @@ def _replayed_review(script, path: Path) -> tuple[dict, list[float]]:
 
 def _rendered_review(script, seed: int, keep: Path | None,
                      chip_side: Path | None = DEFAULT_CHIP_SIDE,
-                     settle_frames: int = SETTLE_FRAMES) -> tuple[dict, list[float]]:
-    """Render the script to a video, review it with the detector (``chip_side``: None for box heights only),
-    return the report."""
+                     settle_frames: int = SETTLE_FRAMES, reader: Path | None = None) -> tuple[dict, list[float]]:
+    """Render the script to a video, review it with the detector (``chip_side``: None for box heights only;
+    ``reader``: None for the committed card reader), return the report."""
     from datasets.round_cli import write_round_outputs
 
     folder = Path(keep) / f"seed{seed}" if keep else Path(tempfile.mkdtemp(prefix="pitwatch-eval-"))
@@ -396,7 +409,8 @@ def _rendered_review(script, seed: int, keep: Path | None,
         res = CliRunner().invoke(app, ["review", str(folder / "video.mp4"), "--table", str(folder / "table.yaml"),
                                        "--out", str(out), "--no-video", "--settle-frames", str(settle_frames)]
                                  + (["--observations", str(out / "observations.jsonl")] if keep is not None else [])
-                                 + (["--chip-side", str(chip_side)] if chip_side else ["--no-chip-side"]))
+                                 + (["--chip-side", str(chip_side)] if chip_side else ["--no-chip-side"])
+                                 + (["--reader", str(reader)] if reader else []))
         if res.exit_code != 0:
             raise RuntimeError(f"review of seed {seed} failed: {res.output[-500:]}") from res.exception
         report = json.loads((out / "report.json").read_text())
