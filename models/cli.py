@@ -26,6 +26,20 @@ def _need_train_extra() -> None:
                        "pip install --no-deps ultralytics==8.4.190")
 
 
+def _parse_favour(items: list[str]) -> dict[str, float]:
+    """``--favour DESIGN=SHARE`` options as {design: share}; BadInput on one not so written."""
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, share = item.partition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            out[name.strip()] = float(share)
+        except ValueError:
+            raise BadInput(f"--favour {item!r}: write DESIGN=SHARE, e.g. proc-black-gold=0.25") from None
+    return out
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``train`` group to the ``pitwatch`` app."""
     train_app = typer.Typer(help="Train and export the detector models (train extra).", no_args_is_help=True)
@@ -67,14 +81,24 @@ def register(app: typer.Typer) -> None:
                                          help="Share of the training bank cut from --real photos."),
         device: str = typer.Option("cpu", "--device", help="torch device to train on, e.g. cuda."),
         workers: int = typer.Option(1, "--workers", min=1, help="Processes rendering the training bank."),
+        favour: list[str] = typer.Option([], "--favour",
+                                         help="DESIGN=SHARE: draw this share of the rendered crops from one deck "
+                                              "design (repeatable; e.g. proc-black-gold=0.25)."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
-        from models.train import train_reader
+        from models.train import _favoured_designs, design_names, train_reader
+
+        favoured = _parse_favour(favour)
+        try:
+            _favoured_designs([n for n in design_names() if n != held_out], favoured)
+        except ValueError as exc:
+            raise BadInput(f"--favour: {exc}") from exc
 
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
                                  init=init, lr=lr, turn=turn, grey=grey, cast=cast, width=width, not_index=not_index,
                                  crowd=crowd, covered=covered, real=real, real_share=real_share, device=device, workers=workers,
+                                 favoured=favoured,
                                  log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc,
                           "not_index_accepted": run.not_index_accepted}))

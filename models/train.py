@@ -114,6 +114,12 @@ class IndexCropSource:
             only its top 10-45 % (the card laid over it from below) or its left 10-40 % (from the side) shows.
             Such a crop's class is -1, trained towards "unreadable": on rendered round videos the top of an
             8C's index peeking above the KH laid over it was read QS at 0.96 by a reader that had never seen one.
+        favoured: deck design -> share of all crops drawn from it (e.g. ``{"proc-black-gold": 0.25}``); the rest
+            are drawn evenly from every design, the favoured ones included. Each must be one of ``designs`` and the
+            shares may add up to at most 1.
+
+    Raises:
+        ValueError: an unknown ``turn``, a favoured design not in ``designs``, or shares adding up to over 1.
     """
 
     HARD = ("Q", "9", "7", "6", "4", "8", "3", "5", "A")
@@ -122,9 +128,11 @@ class IndexCropSource:
     """Corner windows are rendered once per (design, card, corner) at this index height and shrunk per sample."""
 
     def __init__(self, designs: list[str], seed: int, hard: float = 0.3, turn: str = "any", grey: float = 0.15,
-                 cast: float = 0.0, crowd: float = 0.0, covered: float = 0.0) -> None:
+                 cast: float = 0.0, crowd: float = 0.0, covered: float = 0.0,
+                 favoured: dict[str, float] | None = None) -> None:
         if turn not in ("any", "upright"):
             raise ValueError(f"turn must be 'any' or 'upright', not {turn!r}")
+        self.favoured = _favoured_designs(designs, favoured)
         self.decks = [load_design(n) for n in designs]
         self.rng = np.random.default_rng(seed)
         self.hard = hard
@@ -167,7 +175,7 @@ class IndexCropSource:
             label = rank + SUITS[rng.integers(4)]
         else:
             label = CARD_LABELS[rng.integers(52)]
-        d = int(rng.integers(len(self.decks)))
+        d = self._draw_design(rng)
         index_h = float(np.exp(rng.uniform(np.log(11), np.log(70))))  # index height in the frame, px
         corner = int(rng.integers(2))
         patch, (u0, v0, u1, v1), (cu0, cv0, cu1, cv1), bx = self._corner(d, label, corner)
@@ -217,6 +225,17 @@ class IndexCropSource:
             img = np.clip(img.astype(np.float32) * rng.uniform(0.55, 1.35, 3), 0, 255).astype(np.uint8)
         img = _degrade(rng, img, index_h)
         return square_crop(img, square), -1 if hidden else CARD_LABELS.index(label)
+
+    def _draw_design(self, rng) -> int:
+        """Index into :attr:`decks` of the next crop's design (no extra draw without favoured designs, so a seed
+        renders what it rendered before they existed)."""
+        if self.favoured:
+            u = rng.random()
+            for d, share in self.favoured:
+                if u < share:
+                    return d
+                u -= share
+        return int(rng.integers(len(self.decks)))
 
     def _cover(self, rng, bg: np.ndarray, d: int, bx, origin, ppm: float) -> tuple[float, float, float, float]:
         """Lay another whole card of the deck over ``bg`` (this card's corner window, ``origin`` its top-left in
@@ -391,6 +410,21 @@ class NotAnIndexSource:
         return square_crop(canvas, square)
 
 
+def _favoured_designs(designs: list[str], favoured: dict[str, float] | None) -> list[tuple[int, float]]:
+    """(index into ``designs``, share) for each favoured design; raises ValueError on a design not among
+    ``designs``, a share outside (0, 1] or shares adding up to more than 1."""
+    out = []
+    for name, share in (favoured or {}).items():
+        if name not in designs:
+            raise ValueError(f"favoured design {name!r} is not among the training designs {designs}")
+        if not 0.0 < share <= 1.0:
+            raise ValueError(f"favoured design {name!r}: share {share} must be in (0, 1]")
+        out.append((designs.index(name), float(share)))
+    if sum(share for _, share in out) > 1.0 + 1e-9:
+        raise ValueError(f"favoured designs' shares add up to {sum(s for _, s in out):.2f} (at most 1)")
+    return out
+
+
 def _stage1_square(rng, corners: np.ndarray) -> np.ndarray:
     """The square stage 1 would hand the reader for an index whose image corners are ``corners`` (4, 2).
 
@@ -501,6 +535,7 @@ class ReaderRun:
     combine: str = "best"
     not_index: float = 0.0
     not_index_accepted: float | None = None  # share of crops with no index read as a card (top p >= threshold)
+    favoured: dict | None = None  # deck design -> share of the training crops drawn from it
 
 
 READER_WIDTHS = (24, 48, 96, 128, 160)
@@ -694,7 +729,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
                  turn: str = "any", grey: float = 0.15, cast: float = 0.0,
                  width: float = 1.0, not_index: float = 0.0, not_index_weight: float = 0.5,
                  crowd: float = 0.0, real: Path | None = None, real_share: float = 0.0,
-                 device: str = "cpu", workers: int = 1, covered: float = 0.0) -> tuple[Path, ReaderRun]:
+                 device: str = "cpu", workers: int = 1, covered: float = 0.0,
+                 favoured: dict[str, float] | None = None) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -724,6 +760,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             calibration and the export run on the CPU.
         workers: processes rendering the training bank (1: rendered in this process, as before); with more, the
             bank's crops come in seeded chunks (:class:`_ChunkRenderer`) and the real crops, if any, are cut here.
+        favoured: deck design -> share of the rendered training crops drawn from it (:class:`IndexCropSource`);
+            validation crops stay even across the designs.
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -740,7 +778,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     log(f"stage 2: designs {train_names}, held out {held_out!r}")
     t0 = time.time()
     turns, combine = READ_AT[turn]
-    src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast, crowd=crowd, covered=covered)
+    src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast, crowd=crowd, covered=covered,
+                          favoured=favoured)
     neg_src = NotAnIndexSource(train_names, seed + 3) if not_index > 0 else None
     real_src = None
     if real is not None and real_share > 0:
@@ -752,7 +791,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         log(f"real crops: {len(real_src)} indices in {len(real_src.photos)} fine-tune photos of {real}")
 
     renderer = _ChunkRenderer(workers, dict(designs=train_names, seed=seed, turn=turn, grey=grey, cast=cast,
-                                            crowd=crowd, covered=covered), train_names if neg_src is not None else None) \
+                                            crowd=crowd, covered=covered, favoured=favoured),
+                               train_names if neg_src is not None else None) \
         if workers > 1 else None
 
     def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -825,6 +865,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     onnx_path = calibrate_and_export(net, out_dir, run, (val_x, val_y), (ho_x, ho_y), turns, combine)
     p_neg = _read(_turn_logits(net, neg_val, turns), run.temperature, combine)
     run.not_index = not_index
+    run.favoured = dict(favoured) if favoured else None
     run.not_index_accepted = round(float((p_neg.max(1) >= run.threshold).mean()), 4)
     run.seconds = round(time.time() - t0, 1)
     (out_dir / "card_reader.json").write_text(json.dumps(asdict(run), indent=2))

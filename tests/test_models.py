@@ -529,3 +529,46 @@ def test_reader_interpolation_refuses_two_different_graphs(tmp_path):
     with pytest.raises(ValueError, match="no weight"):
         interpolate_readers(REPO / "models" / "card_reader.onnx", REPO / "models" / "chip_side.onnx", 0.3,
                             tmp_path / "r.onnx")
+
+
+def test_a_favoured_deck_design_gives_its_share_of_the_reader_crops():
+    """`--favour proc-black-gold=0.5`: half the crops from it, the other half drawn evenly (it among them)."""
+    from models.train import IndexCropSource
+
+    designs = ["proc-roboto-large", "proc-duplex-std", "proc-black-gold", "proc-lato-std"]
+    src = IndexCropSource(designs, 4, favoured={"proc-black-gold": 0.5})
+    drawn = np.array([src._draw_design(src.rng) for _ in range(4000)])
+    assert abs((drawn == 2).mean() - (0.5 + 0.5 / 4)) < 0.03
+    assert all(abs((drawn == d).mean() - 0.5 / 4) < 0.03 for d in (0, 1, 3))
+
+
+def test_a_reader_crop_of_a_seed_is_cut_as_before_the_favoured_option():
+    from models.train import IndexCropSource
+
+    designs = ["proc-roboto-large", "proc-duplex-std"]
+    plain = IndexCropSource(designs, 4).sample()
+    again = IndexCropSource(designs, 4, favoured={}).sample()
+    assert (plain[0] == again[0]).all() and plain[1] == again[1]
+
+
+@pytest.mark.parametrize("favoured, message", [({"proc-nonesuch": 0.2}, "not among the training designs"),
+                                               ({"proc-duplex-std": 0.7, "proc-roboto-large": 0.5}, "add up to"),
+                                               ({"proc-duplex-std": 0.0}, "must be in")])
+def test_reader_training_refuses_a_favoured_design_it_cannot_draw(favoured, message):
+    from models.train import IndexCropSource
+
+    with pytest.raises(ValueError, match=message):
+        IndexCropSource(["proc-roboto-large", "proc-duplex-std"], 4, favoured=favoured)
+
+
+@pytest.mark.parametrize("option", ["proc-black-gold", "proc-black-gold=lots", "=0.2", "proc-nonesuch=0.2"])
+def test_train_reader_says_how_to_write_a_favoured_design(option, tmp_path):
+    from typer.testing import CliRunner
+
+    from api.cli import app
+
+    if not HAVE_TRAIN:
+        pytest.skip("torch/ultralytics/onnx (the `train` extra) not installed")
+    res = CliRunner().invoke(app, ["train", "reader", "--out", str(tmp_path), "--favour", option])
+    assert res.exit_code != 0 and "--favour" in str(res.exception)
+    assert not any(tmp_path.iterdir())
