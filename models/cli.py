@@ -84,6 +84,11 @@ def register(app: typer.Typer) -> None:
         favour: list[str] = typer.Option([], "--favour",
                                          help="DESIGN=SHARE: draw this share of the rendered crops from one deck "
                                               "design (repeatable; e.g. proc-black-gold=0.25)."),
+        scene: Path | None = typer.Option(None, "--scene-crops", exists=True, dir_okay=False,
+                                          help="An .npz of index crops cut from rendered round scenes "
+                                               "(`pitwatch train scene-crops`) to join the training crops."),
+        scene_share: float = typer.Option(0.3, "--scene-share", min=0.0, max=0.9,
+                                          help="Share of the training bank drawn from --scene-crops."),
     ) -> None:
         """Stage 2: the corner-index classifier, on crops rendered on the fly."""
         _need_train_extra()
@@ -98,10 +103,34 @@ def register(app: typer.Typer) -> None:
         path, run = train_reader(out, held_out=held_out, seed=seed, epochs=epochs, bank=bank, threads=threads, refresh=refresh,
                                  init=init, lr=lr, turn=turn, grey=grey, cast=cast, width=width, not_index=not_index,
                                  crowd=crowd, covered=covered, real=real, real_share=real_share, device=device, workers=workers,
-                                 favoured=favoured,
+                                 favoured=favoured, scene=scene, scene_share=scene_share,
                                  log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), "heldout_acc": run.heldout_acc, "val_acc": run.val_acc,
                           "not_index_accepted": run.not_index_accepted}))
+
+    @train_app.command("scene-crops")
+    def scene_crops_cmd(
+        seeds: str = typer.Option(..., "--seeds", help="Round-video seeds to render, e.g. 20000-20199 (keep them "
+                                                       "apart from those `eval review` scores)."),
+        out: Path = typer.Option(..., "--out", help=".npz to write."),
+        size: list[str] = typer.Option(["3840x2160"], "--size", help="WIDTHxHEIGHT, repeatable: taken in turn."),
+        every: float = typer.Option(2.0, "--every", min=0.1, help="Seconds between the frames rendered."),
+        threads: int = typer.Option(2, "--threads", min=1),
+    ) -> None:
+        """Stage 2: corner-index crops the detector cuts from rendered round scenes, labelled from the render."""
+        from datasets.round_cli import parse_size
+        from models.scene_indices import render_scene_crops
+        from vision.review_cli import _parse_seeds
+
+        try:
+            seed_list = _parse_seeds(seeds)
+        except ValueError:
+            raise BadInput(f"--seeds: give seeds like 20000-20199 or 1,2,3, not {seeds!r}") from None
+        sizes = tuple(parse_size(s) for s in size)
+        crops = render_scene_crops(seed_list, out, sizes=sizes, every_s=every, threads=threads,
+                                   log=lambda m: print(m, file=sys.stderr, flush=True))
+        print(json.dumps({"crops": str(out), "indices": len(crops.labels),
+                          "on_a_card": sum(1 for v in crops.labels if v >= 0)}))
 
     @train_app.command("interpolate-reader")
     def interpolate_reader_cmd(

@@ -536,6 +536,7 @@ class ReaderRun:
     not_index: float = 0.0
     not_index_accepted: float | None = None  # share of crops with no index read as a card (top p >= threshold)
     favoured: dict | None = None  # deck design -> share of the training crops drawn from it
+    scene: dict | None = None  # the round-scene crop file and the share of the training crops drawn from it
 
 
 READER_WIDTHS = (24, 48, 96, 128, 160)
@@ -730,7 +731,8 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
                  width: float = 1.0, not_index: float = 0.0, not_index_weight: float = 0.5,
                  crowd: float = 0.0, real: Path | None = None, real_share: float = 0.0,
                  device: str = "cpu", workers: int = 1, covered: float = 0.0,
-                 favoured: dict[str, float] | None = None) -> tuple[Path, ReaderRun]:
+                 favoured: dict[str, float] | None = None, scene: Path | None = None,
+                 scene_share: float = 0.0) -> tuple[Path, ReaderRun]:
     """Train the stage-2 classifier on crops rendered on the fly and export it to ONNX with its temperature.
 
     Args:
@@ -762,6 +764,10 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
             bank's crops come in seeded chunks (:class:`_ChunkRenderer`) and the real crops, if any, are cut here.
         favoured: deck design -> share of the rendered training crops drawn from it (:class:`IndexCropSource`);
             validation crops stay even across the designs.
+        scene: an ``.npz`` of index crops the detector cut from rendered round scenes
+            (:func:`models.scene_indices.render_scene_crops`); ``scene_share`` of the bank is drawn from it
+            (:class:`models.scene_indices.SceneIndexSource`, turned upright by the reader ``init`` names, or the
+            committed one), its crops on no index trained towards "unreadable" as the ``not_index`` ones.
 
     Returns:
         (path of the ONNX file, the run record with held-out accuracy and calibration).
@@ -790,19 +796,32 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
         real_src = RealIndexSource(Path(real), seed + 5, teacher=teacher)
         log(f"real crops: {len(real_src)} indices in {len(real_src.photos)} fine-tune photos of {real}")
 
+    scene_src = None
+    if scene is not None and scene_share > 0:
+        from models.scene_indices import SceneIndexSource
+        from vision.card_reader import FP32_READER, CardReader
+
+        teacher = CardReader(init if init is not None and Path(init).suffix == ".onnx" else FP32_READER)
+        scene_src = SceneIndexSource(Path(scene), seed + 6, teacher=teacher, held_out=(held_out,))
+        log(f"scene crops: {len(scene_src)} indices from {scene}")
+
     renderer = _ChunkRenderer(workers, dict(designs=train_names, seed=seed, turn=turn, grey=grey, cast=cast,
                                             crowd=crowd, covered=covered, favoured=favoured),
                                train_names if neg_src is not None else None) \
         if workers > 1 else None
 
     def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
-        """n crops, a ``not_index`` share of them with no index (label -1), a ``real_share`` of them real."""
+        """n crops, a ``not_index`` share of them with no index (label -1), a ``real_share`` of them real, a
+        ``scene_share`` of them cut from round scenes."""
         k = int(rng.binomial(n, not_index)) if neg_src is not None else 0
         k_real = int(rng.binomial(n - k, real_share)) if real_src is not None else 0
-        x, y = renderer.index_crops(n - k - k_real, rng) if renderer else _make_set(src, n - k - k_real)
-        if k_real:
-            xr, yr = zip(*(real_src.sample() for _ in range(k_real)))
-            x, y = np.concatenate([x, np.stack(xr)]), np.concatenate([y, np.array(yr, np.int64)])
+        k_scene = int(rng.binomial(n - k - k_real, scene_share)) if scene_src is not None else 0
+        rendered = n - k - k_real - k_scene
+        x, y = renderer.index_crops(rendered, rng) if renderer else _make_set(src, rendered)
+        for source, m in ((real_src, k_real), (scene_src, k_scene)):
+            if m:
+                xs, ys = zip(*(source.sample() for _ in range(m)))
+                x, y = np.concatenate([x, np.stack(xs)]), np.concatenate([y, np.array(ys, np.int64)])
         if k:
             neg = renderer.not_index_crops(k, rng) if renderer else np.stack([neg_src.sample() for _ in range(k)])
             x = np.concatenate([x, neg])
@@ -866,6 +885,7 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     p_neg = _read(_turn_logits(net, neg_val, turns), run.temperature, combine)
     run.not_index = not_index
     run.favoured = dict(favoured) if favoured else None
+    run.scene = {"file": str(scene), "share": scene_share} if scene_src is not None else None
     run.not_index_accepted = round(float((p_neg.max(1) >= run.threshold).mean()), 4)
     run.seconds = round(time.time() - t0, 1)
     (out_dir / "card_reader.json").write_text(json.dumps(asdict(run), indent=2))
