@@ -127,6 +127,8 @@ def register(app: typer.Typer) -> None:
         except ValueError:
             raise BadInput(f"--seeds: give seeds like 20000-20199 or 1,2,3, not {seeds!r}") from None
         sizes = tuple(parse_size(s) for s in size)
+        if out.suffix != ".npz":
+            raise BadInput(f"--out: the scene crops are written as one .npz file, not {out.name!r}")
         crops = render_scene_crops(seed_list, out, sizes=sizes, every_s=every, threads=threads,
                                    log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"crops": str(out), "indices": len(crops.labels),

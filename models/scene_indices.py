@@ -115,6 +115,9 @@ def render_scene_crops(seeds: list[int], out: Path, sizes: tuple[tuple[int, int]
 
     Returns:
         the crops, also written to ``out``.
+
+    Raises:
+        ValueError: ``out`` is not a ``.npz`` path.
     """
     import tempfile
 
@@ -123,6 +126,10 @@ def render_scene_crops(seeds: list[int], out: Path, sizes: tuple[tuple[int, int]
     from datasets.rounds import RoundVideoOptions, video_style
     from vision.detector import FrameReader, load_table_view
 
+    out = Path(out)
+    if out.suffix != ".npz":
+        raise ValueError(f"{out}: the scene crops are written as one .npz file; name it so")
+    out.parent.mkdir(parents=True, exist_ok=True)  # before the rendering, not after it
     frame_reader = FrameReader(threads=threads, live=False)
     crops = SceneCrops()
     started = time.perf_counter()

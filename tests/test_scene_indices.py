@@ -91,3 +91,13 @@ def test_scene_crops_command_refuses_seeds_it_cannot_read(tmp_path):
     res = CliRunner().invoke(app, ["train", "scene-crops", "--seeds", "twenty", "--out", str(tmp_path / "s.npz")])
     assert res.exit_code != 0 and "--seeds" in str(res.exception)
     assert not (tmp_path / "s.npz").exists()
+
+
+def test_scene_crops_command_refuses_an_output_that_is_not_an_npz_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from api.cli import app
+
+    res = CliRunner().invoke(app, ["train", "scene-crops", "--seeds", "20001", "--out", str(tmp_path / "s.zip")])
+    assert res.exit_code != 0 and ".npz" in str(res.exception)
+    assert not any(tmp_path.iterdir())
