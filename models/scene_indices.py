@@ -52,6 +52,12 @@ def index_label(centre, cards, min_visible: float = 0.5) -> int:
     return best
 
 
+def shows_a_dealt_card(cards) -> bool:
+    """Whether a render's :class:`datasets.render.CardTruth` list has a face-up card in a card zone (a frame worth
+    cutting)."""
+    return any(c.face_up and c.zone and c.zone.endswith(".cards") for c in cards)
+
+
 @dataclass
 class SceneCrops:
     """Index crops cut from round scenes: ``crops`` (N, 40, 40, 3) uint8 BGR as the runtime cuts them, ``labels``
@@ -147,7 +153,7 @@ def render_scene_crops(seeds: list[int], out: Path, sizes: tuple[tuple[int, int]
             kept = 0
             for i in range(step // 2, script.frames, step):
                 truth = renderer.render(script.timeline.state_at(i / fps), rng=int(rng.integers(1 << 31)))
-                if not any(c.face_up and c.zone and c.zone.endswith(".cards") for c in truth.cards):
+                if not shows_a_dealt_card(truth.cards):
                     continue
                 ok, buf = cv2.imencode(".jpg", truth.image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*jpeg))])
                 image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -181,7 +187,7 @@ class SceneIndexSource:
     """
 
     def __init__(self, path: Path, seed: int, teacher=None, held_out: tuple[str, ...] = ()) -> None:
-        from models.real_indices import _single_turn_probabilities
+        from models.real_indices import best_quarter_turns
 
         path = Path(path)
         if not path.is_file():
@@ -196,10 +202,7 @@ class SceneIndexSource:
         self.quarters = np.zeros(len(self.crops), np.int64)
         on = np.flatnonzero(self.labels >= 0)
         if teacher is not None and len(on):
-            p = np.stack([np.concatenate([_single_turn_probabilities(teacher, np.rot90(self.crops[on[i:i + 512]], k,
-                                                                                       axes=(1, 2)))
-                                          for i in range(0, len(on), 512)]) for k in range(4)])
-            self.quarters[on] = p[:, np.arange(len(on)), self.labels[on]].argmax(0)
+            self.quarters[on] = best_quarter_turns(teacher, self.crops[on], self.labels[on])
 
     def __len__(self) -> int:
         return len(self.crops)

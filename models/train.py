@@ -787,21 +787,21 @@ def train_reader(out_dir: Path, held_out: str | None = None, seed: int = 0, epoc
     src = IndexCropSource(train_names, seed, turn=turn, grey=grey, cast=cast, crowd=crowd, covered=covered,
                           favoured=favoured)
     neg_src = NotAnIndexSource(train_names, seed + 3) if not_index > 0 else None
-    real_src = None
-    if real is not None and real_share > 0:
-        from models.real_indices import RealIndexSource
+    real_src = scene_src = teacher = None
+    if (real is not None and real_share > 0) or (scene is not None and scene_share > 0):
         from vision.card_reader import FP32_READER, CardReader
 
+        # turns the real and scene crops upright: the reader this run starts from, else the committed one
         teacher = CardReader(init if init is not None and Path(init).suffix == ".onnx" else FP32_READER)
+    if real is not None and real_share > 0:
+        from models.real_indices import RealIndexSource
+
         real_src = RealIndexSource(Path(real), seed + 5, teacher=teacher)
         log(f"real crops: {len(real_src)} indices in {len(real_src.photos)} fine-tune photos of {real}")
 
-    scene_src = None
     if scene is not None and scene_share > 0:
         from models.scene_indices import SceneIndexSource
-        from vision.card_reader import FP32_READER, CardReader
 
-        teacher = CardReader(init if init is not None and Path(init).suffix == ".onnx" else FP32_READER)
         scene_src = SceneIndexSource(Path(scene), seed + 6, teacher=teacher, held_out=(held_out,))
         log(f"scene crops: {len(scene_src)} indices from {scene}")
 

@@ -34,29 +34,21 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def parse_seeds(text: str) -> list[int]:
-    """``7170-7349`` or ``7170,7180-7189`` -> seeds."""
-    out: list[int] = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        out.extend(range(int(a), int(b or a) + 1))
-    return out
-
-
 def build(args) -> None:
     import cv2
 
     from datasets.render import Renderer
     from datasets.round_cli import parse_size
     from datasets.rounds import RoundVideoOptions, script_video, video_style
-    from models.scene_indices import SceneCrops
+    from models.scene_indices import SceneCrops, shows_a_dealt_card
     from vision.detector import FrameReader, load_table_view
+    from vision.review_cli import _parse_seeds
 
     width, height = parse_size(args.size)
     frame_reader = FrameReader(threads=args.threads, live=False)
     crops = SceneCrops()
     started = time.perf_counter()
-    for n, seed in enumerate(parse_seeds(args.seeds)):
+    for n, seed in enumerate(_parse_seeds(args.seeds)):
         d = Path(args.keep) / f"seed{seed}"
         if not (d / "video.mp4").exists():
             print(f"seed {seed}: no video in {d}, skipped", file=sys.stderr)
@@ -76,7 +68,7 @@ def build(args) -> None:
             if i in wanted:
                 # the render of that instant gives the truth; the crops are cut from the decoded video frame
                 truth = renderer.render(script.timeline.state_at(i / script.fps), rng=0)
-                if any(c.face_up and c.zone and c.zone.endswith(".cards") for c in truth.cards):
+                if shows_a_dealt_card(truth.cards):
                     kept += crops.add_frame(image, truth.cards, frame_reader, view, seed, i / script.fps,
                                             style.deck, args.min_visible)
             i += 1
@@ -99,9 +91,9 @@ def read(args) -> None:
     table: dict = {}
     for path in args.readers:
         reader = CardReader(path, threads=args.threads)
-        p = np.concatenate([reader.probabilities(list(crops[i:i + 512])) for i in range(0, len(crops), 512)])
-        red = np.array([c[-1] in "HD" for c in reader.classes])
-        p[np.ix_(black, red)] = 0.0
+        # the round videos are in colour: the ink veto applies as in the review
+        p = np.concatenate([reader.read_crops(list(crops[i:i + 512]), black=black[i:i + 512])[2]
+                            for i in range(0, len(crops), 512)])
         top, score = p.argmax(1), p.max(1)
         answered = score >= reader.threshold
         right = top == labels

@@ -233,9 +233,24 @@ class CardReader:
             crops = [square_crop(image, q, self.size, self.margin) for q in np.asarray(squares).reshape(-1, 4, 2)]
         else:
             crops = [index_crop(image, b, self.size, self.margin) for b in boxes]
+        return self.read_crops(crops, in_colour=bool(crops) and frame_in_colour(image))
+
+    def read_crops(self, crops: list[np.ndarray], in_colour: bool = True,
+                   black: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read N crops already cut (:func:`square_crop`, :func:`index_crop`) as :meth:`read` reads its boxes.
+
+        Args:
+            crops: N (size, size, 3) uint8 BGR crops.
+            in_colour: whether the frame they were cut from is in colour (:func:`vision.ink.frame_in_colour`); only
+                then can an index's missing red ink strike out the red cards.
+            black: optional (N,) bool, :func:`vision.ink.black_ink_only` of the crops where it is already known.
+
+        Returns:
+            as :meth:`read`.
+        """
         p = self.probabilities(crops)
-        if len(p) and frame_in_colour(image):
-            black = black_ink_only(crops)
+        if len(p) and in_colour:
+            black = black_ink_only(crops) if black is None else np.asarray(black, bool)
             if black.any():  # no red ink on the index: its red readings are impossible, not merely unlikely
                 # removed, not renormalised: read among the black cards alone the reader names more cards but
                 # guesses (`eval detect`: martinabeleda precision 0.82 -> 0.71, held-out webcam 0.92 -> 0.89)
