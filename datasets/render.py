@@ -89,6 +89,11 @@ class Style:
                      self.effects.light_dir_deg, self.effects.colour_temp, self.effects.brightness, self.effects.noise))
 
 
+MIN_SUIT_VISIBLE = 0.5
+"""Least share of a corner index's suit symbol in view for that index to name its card: the next card of a hand can
+cover a tall index's suit and leave its rank in view (:attr:`CardTruth.suit_visible`)."""
+
+
 @dataclass
 class CardTruth:
     """One drawn card.
@@ -106,6 +111,9 @@ class CardTruth:
             listed whether visible or not (face-up cards only).
         index_visible: fraction of each corner index that shows (same order).
         draw_order: position in drawing order (0 = drawn first, lowest).
+        suit_visible: fraction of each corner index's suit symbol that shows (same order); the index's own
+            fraction where the deck does not know where its suit is (:meth:`datasets.cards.deck.Deck.suit_boxes`).
+            A hand's next card can cover a tall index's suit and leave most of its rank in view.
     """
 
     label: str
@@ -119,6 +127,7 @@ class CardTruth:
     index_quads: list[np.ndarray] = field(default_factory=list)
     index_visible: list[float] = field(default_factory=list)
     draw_order: int = 0
+    suit_visible: list[float] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"label": self.label, "card": self.card, "quad": np.round(self.quad, 2).tolist(), "face_up": self.face_up,
@@ -126,7 +135,8 @@ class CardTruth:
                 "visible": round(float(self.visible), 3),
                 "box": None if self.box is None else [round(float(v), 2) for v in self.box],
                 "index_quads": [np.round(q, 2).tolist() for q in self.index_quads],
-                "index_visible": [round(float(v), 3) for v in self.index_visible], "draw_order": self.draw_order}
+                "index_visible": [round(float(v), 3) for v in self.index_visible], "draw_order": self.draw_order,
+                "suit_visible": [round(float(v), 3) for v in self.suit_visible]}
 
 
 @dataclass
@@ -143,13 +153,15 @@ class ChipTruth:
     visible: float
     outline: np.ndarray | None = None
     draw_order: int = 0
+    suit_visible: list[float] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"box": None if self.box is None else [round(float(v), 2) for v in self.box],
                 "layers": [{"denomination": d, "count": c} for d, c in self.layers],
                 "zone": self.zone, "count": self.count, "value": self.value, "visible": round(float(self.visible), 3),
                 "outline": None if self.outline is None else np.round(self.outline, 2).tolist(),
-                "draw_order": self.draw_order}
+                "draw_order": self.draw_order,
+                "suit_visible": [round(float(v), 3) for v in self.suit_visible]}
 
 
 @dataclass
@@ -689,6 +701,7 @@ class Renderer:
         corners = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]])
         quads: dict[int, np.ndarray] = {}
         index_quads: dict[int, list[np.ndarray]] = {}
+        suit_quads: dict[int, list[np.ndarray] | None] = {}
         for i in order:
             c = state.cards[i]
             parse_card(c.card)
@@ -699,6 +712,10 @@ class Renderer:
             if c.face_up:
                 index_quads[i] = [_apply_h(HA, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]))
                                   for b in self.deck.index_boxes(c.card).as_list()]
+                suits = self.deck.suit_boxes(c.card)
+                suit_quads[i] = None if suits is None else [
+                    _apply_h(HA, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]))
+                    for b in suits.as_list()]
             if not np.all(np.isfinite(quad)):
                 continue
             key = ("card", c.card, c.face_up, c.center, c.angle_deg)
@@ -745,10 +762,10 @@ class Renderer:
                 self._draw_hand(img, px, hand.skin_rgb)
 
         img = finish(img, fx, rng, self.gain, self.planes)
-        cards, chips = self._truth(state, order, quads, index_quads, stacks, geo, hand_polys)
+        cards, chips = self._truth(state, order, quads, index_quads, suit_quads, stacks, geo, hand_polys)
         return RenderResult(img, cards, chips, self.camera, hand_polys)
 
-    def _truth(self, state, order, quads, index_quads, stack_order, geo, hand_polys):
+    def _truth(self, state, order, quads, index_quads, suit_quads, stack_order, geo, hand_polys):
         W, Hh = self.W, self.Hgt
         # every occluder (cards in drawing order, then stacks nearest last, then hands) with its box,
         # so each region only rasterises the few that overlap it
@@ -766,17 +783,19 @@ class Renderer:
         for rank_pos, i in enumerate(order):
             c = state.cards[i]
             vis, box = visible_part(quads[i], over(quads[i], rank_pos), W, Hh, grid=40)
-            boxes_i, fracs = [], []
+            boxes_i, fracs, suit_fracs = [], [], []
             if c.face_up:
                 for iq in index_quads[i]:
                     f, b = visible_part(iq, over(iq, rank_pos), W, Hh, grid=24)
                     fracs.append(f)
                     if f >= 0.5 and b is not None:
                         boxes_i.append(b)
+                suit_fracs = list(fracs) if suit_quads.get(i) is None else \
+                    [visible_part(sq, over(sq, rank_pos), W, Hh, grid=12)[0] for sq in suit_quads[i]]
             zone = c.zone if c.zone is not None else self.zone_of(c.center)
             ident = str(parse_card(c.card))
             cards_out[i] = CardTruth(ident if c.face_up else BACK, ident, quads[i], c.face_up, boxes_i, zone, vis, box,
-                                     index_quads.get(i, []), fracs, rank_pos)
+                                     index_quads.get(i, []), fracs, rank_pos, suit_fracs)
         chips_out: list[ChipTruth] = []
         pos = {j: p for p, j in enumerate(stack_order)}
         for j, s in enumerate(state.chips):

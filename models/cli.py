@@ -117,7 +117,8 @@ def register(app: typer.Typer) -> None:
         every: float = typer.Option(2.0, "--every", min=0.1, help="Seconds between the frames rendered."),
         threads: int = typer.Option(2, "--threads", min=1),
     ) -> None:
-        """Stage 2: corner-index crops the detector cuts from rendered round scenes, labelled from the render."""
+        """Stage 2: corner-index crops the detector cuts from rendered round scenes, labelled from the render (an index
+        whose rank shows and whose suit lies under the next card is labelled no card, and counted)."""
         from datasets.round_cli import parse_size
         from models.scene_indices import render_scene_crops
         from vision.review_cli import _parse_seeds
@@ -132,7 +133,8 @@ def register(app: typer.Typer) -> None:
         crops = render_scene_crops(seed_list, out, sizes=sizes, every_s=every, threads=threads,
                                    log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"crops": str(out), "indices": len(crops.labels),
-                          "on_a_card": sum(1 for v in crops.labels if v >= 0)}))
+                          "on_a_card": sum(1 for v in crops.labels if v >= 0),
+                          "suit_covered": sum(bool(v) for v in crops.suit_covered)}))
 
     @train_app.command("interpolate-reader")
     def interpolate_reader_cmd(

@@ -8,8 +8,8 @@ rank alone. Its figures on the first kind have twice disagreed with the second (
 rounds (:func:`datasets.rounds.script_video`, the round videos' own timeline) are rendered, run through the
 detector as the review runs it (not live), and each corner index it finds is cut with
 :func:`vision.card_reader.square_crop` and labelled with the card whose printed index holds the detection's centre
-(:func:`index_label`); a detection on no visible index is kept with label -1, a crop a reader should leave
-``unreadable``.
+(:func:`index_label`); a detection on no visible index, or on one whose rank shows and whose suit lies under the next
+card of a hand (:func:`index_truth`), is kept with label -1, a crop a reader should leave ``unreadable``.
 
 Only fresh seeds are rendered for training; ``scripts/video_crops.py`` cuts the kept round videos (H.264, the
 evaluation seeds) the same way for scoring.
@@ -24,32 +24,48 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from datasets.render import MIN_SUIT_VISIBLE
 
-def index_label(centre, cards, min_visible: float = 0.5) -> int:
-    """The class (index into :data:`rules.cards.CARD_LABELS`) of the card whose printed index holds ``centre``.
+
+def index_truth(centre, cards, min_visible: float = 0.5,
+                min_suit_visible: float = MIN_SUIT_VISIBLE) -> tuple[int, bool]:
+    """What the corner index under a detection's centre shows, from the render's truth.
 
     Args:
         centre: (2,) image pixels, the detection's centre.
         cards: the render's :class:`datasets.render.CardTruth` list.
         min_visible: share of a printed index that must be in view (uncovered, in frame) to count.
+        min_suit_visible: share of that index's suit symbol that must be in view for it to name its card
+            (:attr:`datasets.render.CardTruth.suit_visible`).
 
     Returns:
-        the class of the face-up card drawn on top among those whose visible index holds ``centre``; -1 for none.
+        (class, suit_covered): the class (index into :data:`rules.cards.CARD_LABELS`) of the face-up card drawn on
+        top among those whose visible index holds ``centre``, or -1 for none or for one whose suit is covered;
+        ``suit_covered`` is True in that last case (the rank shows, the card does not: a reader should say
+        ``unreadable``).
     """
     from rules.cards import CARD_LABELS
 
-    best, order = -1, -1
+    best, order, covered = -1, -1, False
     point = (float(centre[0]), float(centre[1]))
     for c in cards:
         if not c.face_up:
             continue
-        for quad, vis in zip(c.index_quads, c.index_visible):
-            if vis < min_visible:
+        suits = c.suit_visible or c.index_visible
+        for quad, vis, suit in zip(c.index_quads, c.index_visible, suits):
+            if vis < min_visible or c.draw_order <= order:
                 continue
-            if cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2), point, False) >= 0 \
-                    and c.draw_order > order:
-                best, order = CARD_LABELS.index(c.card), c.draw_order
-    return best
+            if cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2), point, False) >= 0:
+                order = c.draw_order
+                covered = suit < min_suit_visible
+                best = -1 if covered else CARD_LABELS.index(c.card)
+    return best, covered
+
+
+def index_label(centre, cards, min_visible: float = 0.5, min_suit_visible: float = MIN_SUIT_VISIBLE) -> int:
+    """The class of the card whose printed index, its suit in view, holds ``centre``; -1 for none
+    (:func:`index_truth`'s first value)."""
+    return index_truth(centre, cards, min_visible, min_suit_visible)[0]
 
 
 def shows_a_dealt_card(cards) -> bool:
@@ -61,8 +77,9 @@ def shows_a_dealt_card(cards) -> bool:
 @dataclass
 class SceneCrops:
     """Index crops cut from round scenes: ``crops`` (N, 40, 40, 3) uint8 BGR as the runtime cuts them, ``labels``
-    (N,) int16 class or -1 (no index), ``black`` (N,) bool no red ink on the crop (:func:`vision.ink.black_ink_only`),
-    and per crop its ``designs`` (deck design), ``seeds``, ``times`` (s) and ``zones``."""
+    (N,) int16 class or -1 (no index, or its suit covered), ``black`` (N,) bool no red ink on the crop
+    (:func:`vision.ink.black_ink_only`), ``suit_covered`` (N,) bool an index whose rank shows and whose suit does not
+    (:func:`index_truth`), and per crop its ``designs`` (deck design), ``seeds``, ``times`` (s) and ``zones``."""
 
     crops: list = field(default_factory=list)
     labels: list = field(default_factory=list)
@@ -71,9 +88,10 @@ class SceneCrops:
     seeds: list = field(default_factory=list)
     times: list = field(default_factory=list)
     zones: list = field(default_factory=list)
+    suit_covered: list = field(default_factory=list)
 
     def add_frame(self, image: np.ndarray, truth_cards, frame_reader, view, seed: int, t: float, design: str,
-                  min_visible: float = 0.5) -> int:
+                  min_visible: float = 0.5, min_suit_visible: float = MIN_SUIT_VISIBLE) -> int:
         """Run the detector on one (H, W, 3) uint8 BGR frame and keep its corner indices; returns how many."""
         from vision.card_reader import square_crop
         from vision.ink import black_ink_only
@@ -87,7 +105,10 @@ class SceneCrops:
         ink = black_ink_only(cut)
         for k, r in enumerate(rows):
             self.crops.append(cut[k])
-            self.labels.append(index_label(res.dets.xyxy[r].reshape(2, 2).mean(0), truth_cards, min_visible))
+            label, covered = index_truth(res.dets.xyxy[r].reshape(2, 2).mean(0), truth_cards, min_visible,
+                                         min_suit_visible)
+            self.labels.append(label)
+            self.suit_covered.append(covered)
             self.black.append(bool(ink[k]))
             self.designs.append(design)
             self.seeds.append(seed)
@@ -100,7 +121,8 @@ class SceneCrops:
         np.savez_compressed(path, crops=np.stack(self.crops) if self.crops else np.zeros((0, 40, 40, 3), np.uint8),
                             labels=np.array(self.labels, np.int16), black=np.array(self.black, bool),
                             designs=np.array(self.designs), seeds=np.array(self.seeds, np.int32),
-                            times=np.array(self.times, np.float32), zones=np.array(self.zones))
+                            times=np.array(self.times, np.float32), zones=np.array(self.zones),
+                            suit_covered=np.array(self.suit_covered, bool))
 
 
 def render_scene_crops(seeds: list[int], out: Path, sizes: tuple[tuple[int, int], ...] = ((3840, 2160),),

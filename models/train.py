@@ -111,7 +111,9 @@ class IndexCropSource:
             otherwise never sees two indices in one crop, and read large-index decks dealt close (16 mm apart) by
             their neighbour: per index 9 % wrong on rendered frames against 1.5 % for standard indices.
         covered: fraction of crops where the next card lies over this index and hides most of it (:meth:`_cover`):
-            only its top 10-45 % (the card laid over it from below) or its left 10-40 % (from the side) shows.
+            only its top 10-45 % (the card laid over it from below) or its left 10-40 % (from the side) shows, or,
+            where the deck knows where its suit is (:meth:`datasets.cards.deck.Deck.suit_boxes`), a third of the
+            time the rank and under half of the suit (a tall index under the next card of a hand).
             Such a crop's class is -1, trained towards "unreadable": on rendered round videos the top of an
             8C's index peeking above the KH laid over it was read QS at 0.96 by a reader that had never seen one.
         favoured: deck design -> share of all crops drawn from it (e.g. ``{"proc-black-gold": 0.25}``); the rest
@@ -198,7 +200,8 @@ class IndexCropSource:
         hidden = bool(self.covered) and rng.random() < self.covered
         seen = bx  # what of the index shows, card mm: stage 1 boxes that, not the index under the card over it
         if hidden:
-            seen = self._cover(rng, bg, d, bx, (u0, v0), ppm)
+            suits = self.decks[d].suit_boxes(label) if corner == 0 else None
+            seen = self._cover(rng, bg, d, bx, (u0, v0), ppm, None if suits is None else suits.top_left)
         # a neighbouring card or a hand sometimes covers part of the corner (not the index centre)
         if rng.random() < 0.25:
             _occlude(rng, bg, (x1, y1, x2, y2))
@@ -237,19 +240,30 @@ class IndexCropSource:
                 u -= share
         return int(rng.integers(len(self.decks)))
 
-    def _cover(self, rng, bg: np.ndarray, d: int, bx, origin, ppm: float) -> tuple[float, float, float, float]:
+    def _cover(self, rng, bg: np.ndarray, d: int, bx, origin, ppm: float,
+               suit=None) -> tuple[float, float, float, float]:
         """Lay another whole card of the deck over ``bg`` (this card's corner window, ``origin`` its top-left in
         card mm, ``ppm`` px per mm) so that it hides most of this index (``bx``, card mm): from below, its top
         edge 10-45 % of the index's height under the index's top and its own index well left of this one; or
         from the side, its left edge 10-40 % of the index's width right of the index's left and its own index
         well above.  Its own index lies so mostly outside the crop: the crop is of a covered index, not of the
-        card over it.  Returns the part of the index left showing, (u0, v0, u1, v1) card mm: what stage 1 boxes
-        (seed 7000 at 1080p: the top of an 8C's index above the KH, boxed 20 x 17 px)."""
+        card over it.  Given ``suit`` (the suit symbol's box in this upright index, card mm), a third of the
+        time its top edge crosses instead between the rank's foot and a third of the way down the suit: the
+        rank shows and the card does not (a jumbo index under the next card of a hand, read 4S for a 4C at
+        0.4-0.9 on the round videos before the thirty-ninth session).  Returns the part of the index left
+        showing, (u0, v0, u1, v1) card mm: what stage 1 boxes (seed 7000 at 1080p: the top of an 8C's index
+        above the KH, boxed 20 x 17 px)."""
         from rules.cards import CARD_LABELS
 
         other = CARD_LABELS[int(rng.integers(52))]
         iw, ih = bx[2] - bx[0], bx[3] - bx[1]
-        if rng.random() < 0.5:
+        if suit is not None and rng.random() < 1 / 3:
+            du = float(rng.uniform(bx[0] - 3.5 * iw, bx[0] - 1.6 * iw))
+            sh = suit[3] - suit[1]
+            dv = float(rng.uniform(suit[1] - 0.15 * sh, suit[1] + 0.35 * sh))
+            pivot = ((bx[0] + bx[2]) / 2, dv)
+            seen = (bx[0], bx[1], bx[2], dv)
+        elif rng.random() < 0.5:
             du = float(rng.uniform(bx[0] - 3.5 * iw, bx[0] - 1.6 * iw))
             dv = float(rng.uniform(bx[1] + 0.1 * ih, bx[1] + 0.45 * ih))
             pivot = ((bx[0] + bx[2]) / 2, dv)  # where its top edge crosses this index

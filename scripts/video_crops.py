@@ -19,7 +19,9 @@ rendered rather than decoded.
 
 ``read``: per reader, over the indices and per deck design: top-1, the share answered (calibrated top probability
 at or above the reader's threshold, red cards struck out for an index with no red ink as
-:meth:`vision.card_reader.CardReader.read` does), right when answered, and the not-index crops answered (wrongly).
+:meth:`vision.card_reader.CardReader.read` does), right when answered, the not-index crops answered (wrongly), and
+the indices whose rank shows with their suit under the next card (``suit_covered``, files cut since the thirty-ninth
+session; labelled -1, as a reader should leave them) answered.
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ def read(args) -> None:
 
     data = np.load(args.crops)
     crops, labels, black, designs = data["crops"], data["labels"], data["black"], data["designs"]
+    # files cut before the thirty-ninth session do not mark the indices whose suit lies under the next card
+    covered = data["suit_covered"] if "suit_covered" in data.files else np.zeros(len(labels), bool)
     on_card = labels >= 0
     table: dict = {}
     for path in args.readers:
@@ -106,7 +110,9 @@ def read(args) -> None:
                     "right_when_answered": round(float(right[a].mean()), 4) if a.any() else None,
                     "wrong_answers": int((a & ~right).sum()),
                     "not_index": int((mask & ~on_card).sum()),
-                    "not_index_answered": int((mask & ~on_card & answered).sum())}
+                    "not_index_answered": int((mask & ~on_card & answered).sum()),
+                    "suit_covered": int((mask & covered).sum()),
+                    "suit_covered_answered": int((mask & covered & answered).sum())}
 
         row = {"all": figures(np.ones(len(labels), bool))}
         for d in sorted(set(designs.tolist())):
@@ -116,14 +122,15 @@ def read(args) -> None:
         print(json.dumps(table, indent=1))
         return
     names = list(table)
-    print(f"{'':22s}" + "".join(f"{Path(n).parent.name + '/' + Path(n).stem:>44s}" for n in names))
+    print(f"{'':22s}" + "".join(f"{Path(n).parent.name + '/' + Path(n).stem:>56s}" for n in names))
     for key in table[names[0]]:
         cells = []
         for n in names:
             f = table[n][key]
             cells.append(f"{f['top1']:.3f} ans {f['answered']:.3f} rwa {f['right_when_answered']:.3f} "
-                         f"w{f['wrong_answers']:3d}" if f["top1"] is not None else "-")
-        print(f"{key[:22]:22s}" + "".join(f"{c:>44s}" for c in cells) + f"  n={table[names[0]][key]['indices']}")
+                         f"w{f['wrong_answers']:3d} cov {f['suit_covered_answered']:3d}/{f['suit_covered']:<3d}"
+                         if f["top1"] is not None else "-")
+        print(f"{key[:22]:22s}" + "".join(f"{c:>56s}" for c in cells) + f"  n={table[names[0]][key]['indices']}")
 
 
 def main() -> None:

@@ -103,6 +103,17 @@ def test_a_read_corner_lends_its_reading_to_a_doubtful_partner():
     assert [c.label for c in group_cards(d)] == ["9C"]
 
 
+def test_a_corner_read_surely_is_not_halved_by_its_partner_whose_suit_lies_under_the_next_card():
+    # seed 7281 at 4K: a QH's corners read 0.74 and, its suit under the 7S, 0.08; their mean fell under the threshold
+    sure = np.full(52, 0.14 / 50, np.float32)
+    sure[[CARD_LABELS.index("QH"), CARD_LABELS.index("QD")]] = (0.74, 0.12)
+    flat = np.full(52, 0.72 / 49, np.float32)
+    flat[[CARD_LABELS.index(c) for c in ("QD", "QS", "QH")]] = (0.12, 0.08, 0.08)
+    d = corners([[0, 0, 10, 20], [40, 60, 50, 80]], [sure, flat / flat.sum()], zone="seat3.cards")
+    cards = group_cards(d, threshold=0.4675, positions_mm=at_mm(d, [[100, 100], [153, 169]]))
+    assert [c.label for c in cards] == ["QH"] and d.group.tolist() == [0, 0]
+
+
 def at_mm(d: Detections, points) -> np.ndarray:
     """Layout mm of each detection, as a calibrated frame gives them to the grouping."""
     return np.array(points, np.float64)

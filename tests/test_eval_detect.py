@@ -56,6 +56,17 @@ def test_cards_whose_every_index_is_half_covered_are_scored_apart_as_well():
     assert (s["card_identity_index_whole_ge_20px"], s["cards_with_index_whole_ge_20px"]) == (1.0, 1)
 
 
+def test_cards_that_show_a_rank_but_no_suit_are_scored_apart_as_well():
+    """A card whose only index in view has its suit under the next card cannot be named; the figure over the cards
+    that show a suit is given beside the issue's."""
+    tally = Tally()
+    tally.add_card(True, 24.0, suit_shows=True)
+    tally.add_card(False, 24.0, suit_shows=False)
+    s = tally.summary()
+    assert (s["card_identity_index_ge_20px"], s["cards_with_index_ge_20px"]) == (0.5, 2)
+    assert (s["card_identity_suit_in_view_ge_20px"], s["cards_with_suit_in_view_ge_20px"]) == (1.0, 1)
+
+
 def _stack(outline, visible=1.0):
     from types import SimpleNamespace
 

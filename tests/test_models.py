@@ -491,6 +491,31 @@ def test_reader_training_crops_can_show_an_index_mostly_hidden_under_the_next_ca
         assert (index.max(2) > 0).mean() >= 0.5  # at least half of the index's box lies under the other card
 
 
+def test_a_covered_training_crop_can_show_a_tall_index_s_rank_with_its_suit_under_the_next_card():
+    """The round videos' jumbo indices lie under the next card of a hand with the rank in view and the suit hidden;
+    `--covered` draws that too where the deck knows its suit's box, and the suit is always at least half hidden."""
+    from models.train import IndexCropSource
+
+    src = IndexCropSource(["proc-roboto-large"], 4, covered=1.0)
+    _, (u0, v0, u1, v1), _, bx = src._corner(0, "4C", 0)
+    suit = src.decks[0].suit_boxes("4C").top_left
+    ppm = 4.0
+    window = np.zeros((int((v1 - v0) * ppm), int((u1 - u0) * ppm), 3), np.uint8)
+
+    def shown(box) -> float:
+        rows = slice(int((box[1] - v0) * ppm), int((box[3] - v0) * ppm))
+        part = window[rows, int((box[0] - u0) * ppm):int((box[2] - u0) * ppm)]
+        return float((part.max(2) == 0).mean())
+
+    rank_only = 0
+    for seed in range(24):
+        window[:] = 0
+        src._cover(np.random.default_rng(seed), window, 0, bx, (u0, v0), ppm, suit)
+        assert shown(suit) <= 0.5
+        rank_only += shown((bx[0], bx[1], bx[2], suit[1] - 0.5)) >= 0.9
+    assert 3 <= rank_only <= 16  # about a third of the draws leave the whole rank in view
+
+
 def test_the_reader_bank_is_the_same_whatever_the_number_of_render_workers(monkeypatch):
     """`--workers`: each chunk of the bank is drawn from its own seed, so one process or three render it alike."""
     import models.train as train

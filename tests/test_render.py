@@ -85,6 +85,17 @@ def test_a_card_on_top_hides_the_index_it_covers():
     assert min(res.cards[0].index_visible) < 0.5
 
 
+def test_the_next_card_over_a_tall_index_s_suit_leaves_its_rank_in_view_and_its_suit_hidden():
+    # a jumbo index runs 2-27 mm from the card's end, its suit from 17 mm: a card laid 20 mm along covers the suit only
+    under = PlacedCard("4C", True, (950, 300), 0.0, layer=0)
+    over = PlacedCard("9D", True, (950, 280), 0.0, layer=1)
+    style = Style(deck="proc-roboto-large", effects=Effects.none())
+    res = render_frame(LAYOUT, TableState(cards=(under, over)), cam(), style)
+    top_left = res.cards[0]
+    assert top_left.index_visible[0] >= 0.5 and top_left.suit_visible[0] < 0.5
+    assert res.cards[1].suit_visible == [1.0, 1.0]
+
+
 def test_the_later_layer_is_drawn_on_top_whatever_the_list_order():
     a = PlacedCard("5C", True, (950, 300), 0.0, layer=1)
     b = PlacedCard("KD", True, (950 - 40, 300), 0.0, layer=0)

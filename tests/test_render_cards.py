@@ -52,6 +52,22 @@ def test_both_corner_indices_of_every_procedural_card_hold_its_ink(design):
         assert top > 0.08 and bottom > 0.08, (design, card, top, bottom)
 
 
+@pytest.mark.parametrize("design", ["proc-caladea-std", "proc-roboto-large", "proc-fjalla-jumbo"])
+def test_a_procedural_card_s_suit_box_is_the_foot_of_its_index_and_holds_the_suit_ink(design):
+    deck = get_deck(design)
+    s = TEXTURE_PX_PER_MM
+    for card in ("10C", "QH", "4S"):
+        face = deck.face(card)[..., :3].astype(int)
+        for (ix1, iy1, ix2, iy2), (x1, y1, x2, y2) in zip(deck.index_boxes(card).as_list(),
+                                                          deck.suit_boxes(card).as_list()):
+            # to a tenth of a mm: the index box takes the rank-suit gap unrounded, the drawing rounds it to a pixel
+            assert ix1 - 0.1 <= x1 < x2 <= ix2 + 0.1 and iy1 - 0.1 <= y1 < y2 <= iy2 + 0.1
+            # the upright index's suit sits at its foot, the turned one's at its head: it is not the rank
+            assert (y2 > iy2 - 0.1) if iy1 < 44 else (y1 < iy1 + 0.1)
+            patch = face[int(y1 * s): int(np.ceil(y2 * s)), int(x1 * s): int(np.ceil(x2 * s))]
+            assert (np.abs(patch - face[8, 32]).sum(-1) > 120).mean() > 0.15, (design, card)
+
+
 def test_the_bottom_index_is_the_top_index_turned_half_a_turn():
     deck = get_deck("proc-roboto-std")
     face = deck.face("QS")[..., :3]

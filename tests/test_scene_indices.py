@@ -7,14 +7,15 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from models.scene_indices import SceneCrops, SceneIndexSource, index_label, render_scene_crops
+from models.scene_indices import SceneCrops, SceneIndexSource, index_label, index_truth, render_scene_crops
 from rules.cards import CARD_LABELS
 
 
-def _card(card: str, quad_xyxy, visible: float = 1.0, order: int = 0, face_up: bool = True):
+def _card(card: str, quad_xyxy, visible: float = 1.0, order: int = 0, face_up: bool = True, suit: float = 1.0):
     x1, y1, x2, y2 = quad_xyxy
     quad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
-    return SimpleNamespace(card=card, face_up=face_up, index_quads=[quad], index_visible=[visible], draw_order=order)
+    return SimpleNamespace(card=card, face_up=face_up, index_quads=[quad], index_visible=[visible], draw_order=order,
+                           suit_visible=[suit])
 
 
 def test_a_detection_on_a_printed_index_is_labelled_with_its_card():
@@ -28,6 +29,18 @@ def test_where_two_cards_indices_hold_the_detection_the_card_on_top_names_it():
 
 def test_an_index_mostly_hidden_names_nothing():
     assert index_label((15, 15), [_card("9C", (10, 10, 20, 20), visible=0.3)]) == -1
+
+
+def test_an_index_whose_suit_lies_under_the_next_card_names_no_card_and_says_so():
+    cards = [_card("4C", (10, 10, 20, 30), visible=0.7, suit=0.1)]
+    assert index_truth((15, 15), cards) == (-1, True)
+    assert index_truth((15, 15), [_card("4C", (10, 10, 20, 30), visible=0.7, suit=0.8)]) == (CARD_LABELS.index("4C"),
+                                                                                              False)
+
+
+def test_a_card_on_top_with_its_suit_in_view_names_the_detection_over_a_covered_one_below():
+    cards = [_card("4C", (10, 10, 20, 30), order=1, suit=0.0), _card("7H", (12, 12, 22, 32), order=2)]
+    assert index_truth((15, 15), cards) == (CARD_LABELS.index("7H"), False)
 
 
 def test_a_face_down_card_and_the_bare_felt_name_nothing():
@@ -46,6 +59,7 @@ def _crop_file(tmp_path, labels):
         crops.seeds.append(1)
         crops.times.append(float(k))
         crops.zones.append("seat1.cards")
+        crops.suit_covered.append(False)
     path = tmp_path / "scene.npz"
     crops.save(path)
     return path
@@ -77,6 +91,7 @@ def test_a_rendered_round_scene_gives_labelled_crops_of_the_cards_dealt(tmp_path
     data = np.load(tmp_path / "s.npz")
     labelled = data["labels"][data["labels"] >= 0]
     assert len(data["crops"]) == len(crops.labels) > 0 and len(labelled) > 0
+    assert len(data["suit_covered"]) == len(data["labels"]) and (data["labels"][data["suit_covered"]] == -1).all()
     script = script_video(RoundVideoOptions(seed=20001, fps=10.0, width=1920, height=1080))
     dealt = {str(c) for r in script.rounds for s in r.seats for c in s.dealt + s.hits} | \
             {str(c) for r in script.rounds for c in r.dealer_cards}

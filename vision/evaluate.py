@@ -66,14 +66,18 @@ class Tally:
         self.cards_at_target = [0, 0]  # [named right, cards] among cards whose tallest visible index is >= target
         self.cards_all = [0, 0]
         self.whole_at_target = [0, 0]  # the same, among cards with a corner index wholly in view
+        self.suit_at_target = [0, 0]  # the same, among cards with a corner index in view whose suit shows
 
-    def add_card(self, right: bool, index_h: float, whole: bool = True) -> None:
+    def add_card(self, right: bool, index_h: float, whole: bool = True, suit_shows: bool = True) -> None:
         """One physical card with at least one corner index in view: named right in ``cards`` or not.
 
         Args:
             index_h: height of its tallest corner index in view, image px.
             whole: some corner index shows whole (at least :data:`WHOLE_INDEX` of it): a card whose every index
                 is half covered by the next card dealt may show its rank but not its suit.
+            suit_shows: some corner index in view (half of it or more) shows at least half of its suit symbol
+                (:attr:`datasets.render.CardTruth.suit_visible`): a card that shows only ranks cannot be named,
+                and ``unreadable`` is the right answer for it.
         """
         self.cards_all[0] += int(right)
         self.cards_all[1] += 1
@@ -83,6 +87,9 @@ class Tally:
             if whole:
                 self.whole_at_target[0] += int(right)
                 self.whole_at_target[1] += 1
+            if suit_shows:
+                self.suit_at_target[0] += int(right)
+                self.suit_at_target[1] += 1
 
     def add_sets(self, truth: list[str], pred: list[str]) -> None:
         t, p = Counter(truth), Counter(x for x in pred if x != UNREADABLE)
@@ -131,7 +138,10 @@ class Tally:
                     f"cards_with_index_ge_{TARGET_INDEX_PX}px": self.cards_at_target[1],
                     f"card_identity_index_whole_ge_{TARGET_INDEX_PX}px": _r(
                         self.whole_at_target[0] / self.whole_at_target[1] if self.whole_at_target[1] else None),
-                    f"cards_with_index_whole_ge_{TARGET_INDEX_PX}px": self.whole_at_target[1]}
+                    f"cards_with_index_whole_ge_{TARGET_INDEX_PX}px": self.whole_at_target[1],
+                    f"card_identity_suit_in_view_ge_{TARGET_INDEX_PX}px": _r(
+                        self.suit_at_target[0] / self.suit_at_target[1] if self.suit_at_target[1] else None),
+                    f"cards_with_suit_in_view_ge_{TARGET_INDEX_PX}px": self.suit_at_target[1]}
                  if self.cards_all[1] else {})}
 
 
@@ -260,6 +270,7 @@ def _tally_stack(band: dict, outcome: str, in_view: bool) -> None:
 
 
 def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
+    from datasets.render import MIN_SUIT_VISIBLE
     from vision.chips import MIN_PX_PER_CHIP, SURE_PX_PER_CHIP
 
     tally, chips_total, chips_exact, chips_abstain, chips_wrong = Tally(), 0, 0, 0, 0
@@ -287,7 +298,9 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
             if mine:
                 tally.add_card(any(read[k] == c.label for k in mine),
                                max(float(boxes[k][3] - boxes[k][1]) for k in mine),
-                               whole=max(c.index_visible, default=0.0) >= WHOLE_INDEX)
+                               whole=max(c.index_visible, default=0.0) >= WHOLE_INDEX,
+                               suit_shows=any(v >= 0.5 and sv >= MIN_SUIT_VISIBLE
+                                              for v, sv in zip(c.index_visible, c.suit_visible or c.index_visible)))
         # chips: each truth stack of <= 10 chips matched to the detected stack read standing on its betting spot,
         # else to the one overlapping it most. Stage 1 boxes a stack in its seat's rectified crop, and that box's
         # image bounds match the stack's silhouette loosely (IoU 0.26-0.55 for stacks read right), so IoU alone

@@ -54,7 +54,8 @@ identity, 180 degrees apart).  Indices are grouped in three steps, then what is 
    at 4K: a box round an AD's corner and the 3D's corner peeking out above it, read AD at 0.77, 13 mm from the AD's
    index: a second AD for three frames). It joins the card and has no say in what it reads.
 
-The group's probabilities are averaged (several looks at one card) before the label is chosen.
+The group's probabilities are averaged (several looks at one card) before the label is chosen; where one corner of
+the card is read surely and the other not (its suit under the next card of a hand), the unsure one has no say.
 
 Limitation: two cards of the same identity (multi-deck shoe) whose indices lie a card
 diagonal apart in one zone, or one index's width apart, are merged into one card.
@@ -408,6 +409,16 @@ def group_cards(dets: Detections, threshold: float = 0.5, min_agree: float = 0.0
     groups += [[int(k)] for k in np.flatnonzero(~used)]
 
     back_boxes = dets.xyxy[dets.class_id == BACK_ID]
+    # 2b. a corner read unsurely has no say where the card's other corner is read surely: the reader leaves a corner
+    # whose suit lies under the next card of a hand unsure, and its near-flat reading halved the sure one's (seed
+    # 7281 at 4K: a QH's corners read 0.74 and 0.08, the card unreadable)
+    for g in groups:
+        if len(g) > 1:
+            sure_clusters = [c for c in g if Pc[c].max() >= threshold]
+            if sure_clusters and len(sure_clusters) < len(g):
+                for c in g:
+                    if c not in sure_clusters:
+                        weight[clusters[c]] = 0.0
     votes = [_vote(P, weight, [i for c in g for i in clusters[c]]) for g in groups]
 
     # 9. a lone index under a corner of a card whose two corners show, reading that very card unsurely, is that

@@ -79,6 +79,15 @@ class Deck:
         """The two corner-index boxes of ``card`` (card mm)."""
         raise NotImplementedError
 
+    def suit_boxes(self, card: str) -> CornerIndices | None:
+        """The suit symbol's box within each corner index of ``card`` (card mm), or ``None`` where the design does
+        not know it (an SVG deck's index is found as one block of ink).
+
+        A corner whose rank shows and whose suit lies under the next card of a hand names a rank, not a card: the
+        renderer's truth reports how much of each suit shows (:attr:`datasets.render.CardTruth.suit_visible`).
+        """
+        return None
+
     _FULL_KEPT = 12  # full-size faces kept per deck (1.4 MB each); the smaller levels are all kept
 
     def face(self, card: str, px_per_mm: float = TEXTURE_PX_PER_MM) -> np.ndarray:

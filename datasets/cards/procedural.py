@@ -122,6 +122,19 @@ class ProceduralDeck(Deck):
             self._boxes[card] = box
         return box
 
+    def suit_boxes(self, card: str) -> CornerIndices:
+        """The suit symbol's box in each corner index of ``card``, card mm, with the index box's half millimetre of
+        paper round the ink (:meth:`index_boxes`)."""
+        s = TEXTURE_PX_PER_MM
+        rank, suit = self._index_masks(card, s)
+        d = self.design
+        pad = 0.5 * s
+        cx = d.index_x_mm * s
+        top = d.index_y_mm * s + rank.shape[0] + int(round(d.gap_mm * s))  # as _draw_index places it
+        x1, y1 = (cx - suit.shape[1] / 2 - pad) / s, (top - pad) / s
+        x2, y2 = (cx + suit.shape[1] / 2 + pad) / s, (top + suit.shape[0] + pad) / s
+        return CornerIndices((x1, y1, x2, y2), (CARD_W_MM - x2, CARD_H_MM - y2, CARD_W_MM - x1, CARD_H_MM - y1))
+
     def _draw_index(self, img: np.ndarray, card: str, colour: tuple[int, int, int]) -> None:
         d = self.design
         s = TEXTURE_PX_PER_MM
