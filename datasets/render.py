@@ -153,15 +153,13 @@ class ChipTruth:
     visible: float
     outline: np.ndarray | None = None
     draw_order: int = 0
-    suit_visible: list[float] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"box": None if self.box is None else [round(float(v), 2) for v in self.box],
                 "layers": [{"denomination": d, "count": c} for d, c in self.layers],
                 "zone": self.zone, "count": self.count, "value": self.value, "visible": round(float(self.visible), 3),
                 "outline": None if self.outline is None else np.round(self.outline, 2).tolist(),
-                "draw_order": self.draw_order,
-                "suit_visible": [round(float(v), 3) for v in self.suit_visible]}
+                "draw_order": self.draw_order}
 
 
 @dataclass
@@ -227,6 +225,11 @@ def _bbox(pts: np.ndarray) -> tuple[float, float, float, float]:
 
 def _overlap(a, b) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _corner_quads(HA: np.ndarray, corners) -> list[np.ndarray]:
+    """Each box of a :class:`datasets.cards.deck.CornerIndices` (card mm) as a (4, 2) image px quad through ``HA``."""
+    return [_apply_h(HA, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]])) for b in corners.as_list()]
 
 
 def visible_part(poly: np.ndarray, occluders: list[tuple[np.ndarray, tuple]], width: int, height: int,
@@ -710,12 +713,9 @@ class Renderer:
             quad = _apply_h(HA, corners)
             quads[i] = quad
             if c.face_up:
-                index_quads[i] = [_apply_h(HA, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]))
-                                  for b in self.deck.index_boxes(c.card).as_list()]
+                index_quads[i] = _corner_quads(HA, self.deck.index_boxes(c.card))
                 suits = self.deck.suit_boxes(c.card)
-                suit_quads[i] = None if suits is None else [
-                    _apply_h(HA, np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]))
-                    for b in suits.as_list()]
+                suit_quads[i] = None if suits is None else _corner_quads(HA, suits)
             if not np.all(np.isfinite(quad)):
                 continue
             key = ("card", c.card, c.face_up, c.center, c.angle_deg)

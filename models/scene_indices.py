@@ -51,8 +51,7 @@ def index_truth(centre, cards, min_visible: float = 0.5,
     for c in cards:
         if not c.face_up:
             continue
-        suits = c.suit_visible or c.index_visible
-        for quad, vis, suit in zip(c.index_quads, c.index_visible, suits):
+        for quad, vis, suit in zip(c.index_quads, c.index_visible, c.suit_visible):
             if vis < min_visible or c.draw_order <= order:
                 continue
             if cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2), point, False) >= 0:

@@ -300,7 +300,7 @@ def eval_rendered(fr: FrameReader, n: int, seed: int, deck: str, log) -> dict:
                                max(float(boxes[k][3] - boxes[k][1]) for k in mine),
                                whole=max(c.index_visible, default=0.0) >= WHOLE_INDEX,
                                suit_shows=any(v >= 0.5 and sv >= MIN_SUIT_VISIBLE
-                                              for v, sv in zip(c.index_visible, c.suit_visible or c.index_visible)))
+                                              for v, sv in zip(c.index_visible, c.suit_visible)))
         # chips: each truth stack of <= 10 chips matched to the detected stack read standing on its betting spot,
         # else to the one overlapping it most. Stage 1 boxes a stack in its seat's rectified crop, and that box's
         # image bounds match the stack's silhouette loosely (IoU 0.26-0.55 for stacks read right), so IoU alone
