@@ -173,6 +173,39 @@ def test_switch_hands_pair_turned_face_up_squared_shows_two_cards_at_opposite_co
     assert changes == [("card_arrived", "BACK"), ("card_arrived", "9D"), ("card_arrived", "KS")]
 
 
+def test_a_face_a_cards_diagonal_from_a_face_down_card_read_in_the_same_frame_is_a_card_of_its_own_2b_6_e():
+    """4K seed 7202 r0, Switch Hands: the face-down pair, hidden under the 6C, shows again in the frame the JS is laid
+    over the 6C; the JS's corner lies 68 mm from the pair's box centre. A face-down card has no index corner for
+    the JS to be, so the JS is dealt."""
+    six = [(1208.7, 514.0), (1140.1, 477.0)]
+    frames = [(["6C"], [six])] * 6
+    frames += [(["BACK", "JS", "6C"], [[(1169.8, 598.1)], [(1201.5, 537.7), (1131.3, 500.6)], [six[0]]])] * 10
+    assert feed(frames) == [("card_arrived", "6C"), ("card_arrived", "BACK"), ("card_arrived", "JS")]
+
+
+def test_the_hole_card_turned_over_where_it_lay_is_relabelled_not_a_second_card():
+    """4K seed 7313 r0: the dealer's hole card, face down, is turned over 0.3 s after it was dealt: its top corner
+    reads ``unreadable`` 24 mm from the card back's centre, and its face at the opposite corner, 78 mm off."""
+    frames = [(["BACK"], [[(895.9, 244.8)]])] * 3
+    frames += [(["unreadable", "KS"], [[(902.6, 221.5)], [(952.9, 281.3)]])] * 3
+    frames += [(["KS"], [[(901.8, 218.0), (953.3, 281.1)]])] * 6
+    changes = feed(frames)
+    assert ("card_arrived", "KS") not in changes
+    assert changes[-1] == ("card_relabelled", "KS")
+
+
+def test_the_face_down_card_left_when_its_pair_is_turned_over_is_not_taken_for_the_turned_card_2b_6_f():
+    """4K seed 7177 r0, Switch Hands: of the face-down pair kept, the 2H is turned over beside the 8C, whose box
+    centre, uncovered, lies 34 mm from where the pair's did, then the 8C too. A card dealt face up is not turned
+    face down: the face-down reading is the 8C, and the 8C is dealt."""
+    frames = [(["BACK"], [[(693.6, 583.4)]])] * 8 + [([], [])] * 2
+    frames += [(["2H"], [[(723.7, 620.5)]])] * 3 + [(["BACK"], [[(684.6, 616.0)]])] * 3
+    frames += [(["2H", "8C"], [[(724.4, 620.8), (678.2, 551.0)], [(703.6, 632.1), (678.9, 546.0)]])] * 10
+    changes = feed(frames)
+    assert ("card_relabelled", "8C") in changes or ("card_arrived", "8C") in changes
+    assert changes.count(("card_arrived", "2H")) == 1
+
+
 def test_a_face_down_card_that_flickers_in_place_is_not_a_second_card():
     frames = ([(["BACK"], [[(1177.0, 585.0)]])] * 6 + [(["BACK"], [[(1173.0, 596.0)]])]
               + [(["BACK"], [[(1177.0, 585.0)]])] * 6)

@@ -201,6 +201,7 @@ class _Track:
     step: tuple | None = None  # ((x, y) mm, frame, t_s, still since t_s): where its centre stepped to, and when
     squared: bool = False  # a second face-down card seen laid square on it
     last_p: tuple[float, float] | None = None  # where it was read last (mm), unsmoothed
+    now_label: str | None = None  # what it was read as last (in frame ``last_t``)
 
     @property
     def covered(self) -> bool:
@@ -671,7 +672,7 @@ class ZoneTracker:
                 taken.add(k)  # that card's other corner, lying on the card under it since it was dealt
                 self._vote(corner_of, labels[k], marks[k])
                 continue
-            young = self._young_track(tracks, marks[k], t_s)
+            young = self._young_track(tracks, labels[k], marks[k], t_s)
             if young is not None and _pair_turned_face_up(young, labels[k], p, tracks, t_s):
                 young = None
             if young is not None:
@@ -800,20 +801,35 @@ class ZoneTracker:
         return None
 
     @staticmethod
-    def _young_track(tracks: list[_Track], marks, t_s: float) -> _Track | None:
+    def _young_track(tracks: list[_Track], label: str, marks, t_s: float) -> _Track | None:
         """The track begun within :data:`SAME_CARD_S` that a reading matching no track belongs to, or None.
 
         Cards to one spot come a pass of the deal apart, so a reading this soon after a card's first one is
         that card: within :data:`SAME_CARD_MM` of where it was in the frame before (it is still settling), or a card's
         diagonal from it in the same frame (its other corner read as another card). Two cards side by side
-        seen at once (a video that starts mid-round) lie closer than that and stay two."""
+        seen at once (a video that starts mid-round) lie closer than that and stay two.
+
+        A face-down card has no index corners (its reading's point is its box's centre), so a face read a card's
+        diagonal from a young card read face down in the same frame is a card of its own (4K seed 7202 r0, Switch
+        Hands: the JS dealt face up over the 6C, read in the frame the face-down pair under them showed again, 68 mm
+        from its centre, was taken into it and never dealt), and a face-down reading is no card's other corner. A
+        young face-down card not read face down this frame may be turning over (the hole card, 4K seed 7313 r0: read
+        ``unreadable`` at one corner, then KS at the other). A card dealt face up is not turned face down: a
+        face-down reading near a face-down card already there is that card, not a young face-up one (4K seed 7177
+        r0, Switch Hands: the 2H of the pair kept turned over, and the 8C under it, its centre moved 34 mm as the 2H
+        was lifted off it, taken for the 2H; the 8C never dealt)."""
+        back_near = label == "BACK" and any(tr.reported == "BACK" and math.dist(tr.pos, marks[0]) <= SAME_CARD_MM
+                                            for tr in tracks)
         near = []
         for i, tr in enumerate(tracks):
             if t_s - tr.t_s > SAME_CARD_S + 1e-9 or not tr.marks:
                 continue
             d = min(math.dist(a, b) for a in tr.marks for b in marks)
-            if (tr.last_t < t_s and tr.missing is None and d <= SAME_CARD_MM) or d <= TRACK_MATCH_MM or \
-                    CORNER_PAIR_MM[0] <= d <= CORNER_PAIR_MM[1]:
+            corner_pair = CORNER_PAIR_MM[0] <= d <= CORNER_PAIR_MM[1] and label != "BACK" and not (
+                tr.last_t == t_s and tr.now_label == "BACK")
+            if label == "BACK" and tr.faces and back_near:
+                continue
+            if (tr.last_t < t_s and tr.missing is None and d <= SAME_CARD_MM) or d <= TRACK_MATCH_MM or corner_pair:
                 near.append((d, i))
         return tracks[min(near)[1]] if near else None
 
@@ -849,6 +865,7 @@ class ZoneTracker:
         cls._vote(tr, label, marks)
         tr.pos = (0.5 * tr.pos[0] + 0.5 * float(p[0]), 0.5 * tr.pos[1] + 0.5 * float(p[1]))
         tr.last_p = (float(p[0]), float(p[1]))
+        tr.now_label = label
         if tr.seen:  # a new track starts at 0.5
             tr.presence = PRESENCE_DECAY * tr.presence + (1 - PRESENCE_DECAY)
         tr.last_t = t_s
