@@ -182,7 +182,7 @@ def _frame_size(rng: np.random.Generator, uhd_share: float) -> tuple[int, int]:
 
 
 def _strips_worker(args):
-    frames, seed, min_ppc, uhd_share, player_share, payout_share = args
+    frames, seed, min_ppc, uhd_share, player_share, payout_share, video_share = args
     import os
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -196,11 +196,12 @@ def _strips_worker(args):
         width, height = _frame_size(rng, uhd_share)
         res, camera, truth, bare = chip_scene(rng, width, height, with_empty=True, player_share=player_share,
                                               payout_share=payout_share)
+        image = _as_video(res.image, rng) if video_share > 0 and rng.random() < video_share else res.image
         for base, layers in truth:
             ppc = chip_geometry(camera, base)[0]
             if ppc < min_ppc:
                 continue
-            x, y, a = stack_samples(res.image, camera, base, layers, denominations, rng)
+            x, y, a = stack_samples(image, camera, base, layers, denominations, rng)
             xs += x
             ys += y
             al += a
@@ -213,7 +214,7 @@ def _strips_worker(args):
                       for _ in range(3)]
         for spot in spots + [_bare_point(res, camera, truth, rng) for _ in range(2)]:
             if spot is not None and _in_view(camera, spot):
-                xs.append(stack_strips(res.image, camera, spot))
+                xs.append(stack_strips(image, camera, spot))
                 ys.append(np.zeros(SLOTS, np.int64))
                 al.append(0.0)
                 ppcs.append(chip_geometry(camera, spot)[0])
@@ -221,6 +222,22 @@ def _strips_worker(args):
         return (np.zeros((0, STRIP_ROWS, ARC_POINTS, STRIP_CHANNELS), np.uint8), np.zeros((0, SLOTS), np.int64),
                 np.zeros(0, np.float32), np.zeros(0, np.float32))
     return np.stack(xs), np.stack(ys), np.array(al, np.float32), np.array(ppcs, np.float32)
+
+
+VIDEO_CRF = (22, 30)
+"""x264 quality range of :func:`_as_video` frames (the rendered round videos are encoded at 26)."""
+
+
+def _as_video(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A rendered frame as H.264 video shows a still table (:func:`vision.video_out.h264_still`): a key frame alone or
+    refined by 2-6 predicted frames, at a quality drawn from :data:`VIDEO_CRF`. The round videos' wagers read wrong
+    or not at all where a lone chip's colour is lost to 4:2:0 colour (fortieth session, 4K seed 7213 r0: a $25 under
+    three $5 read $20 in the video, $40 in the render it was encoded from)."""
+    from vision.video_out import h264_still
+
+    crf = int(rng.integers(VIDEO_CRF[0], VIDEO_CRF[1] + 1))
+    repeats = 1 if rng.random() < 0.3 else int(rng.integers(2, 7))
+    return h264_still(image, crf=crf, repeats=repeats)
 
 
 def _bare_point(res, camera, truth, rng, tries: int = 20):
@@ -241,17 +258,18 @@ def _in_view(camera, point_mm) -> bool:
 
 
 def make_strips(frames: int, seed: int, min_ppc: float = 1.5, workers: int = 2, uhd_share: float = 0.0,
-                player_share: float = 0.0, payout_share: float = 0.0, log=print):
+                player_share: float = 0.0, payout_share: float = 0.0, video_share: float = 0.0, log=print):
     """(strips (N, R, W, 6) uint8, slot labels (N, SLOTS) int64, aligned (N,) float32, px per chip (N,)).
 
     ``frames`` rendered frames in chunks of 25, each chunk seeded from ``seed``, over ``workers`` processes;
     ``uhd_share`` of them at 3840 x 2160 (the same table cover, so twice the pixels per chip: 4K cameras);
     ``player_share`` of stacks stacked as players stack a wager and ``payout_share`` as a dealer stacks a payout
-    (:func:`chip_scene`).
+    (:func:`chip_scene`); ``video_share`` of the frames are cut from as H.264 video shows them (:func:`_as_video`;
+    0 draws nothing more, so older seeds render what they rendered).
     """
     import multiprocessing as mp
 
-    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc, uhd_share, player_share, payout_share)
+    chunks = [(min(25, frames - k), seed * 100_003 + k, min_ppc, uhd_share, player_share, payout_share, video_share)
               for k in range(0, frames, 25)]
     t0 = time.time()
     out = []
@@ -445,6 +463,7 @@ class ChipSideRun:
     init_net: int = 0
     thin_repeat: int = 0
     payout_share: float = 0.0
+    video_share: float = 0.0
 
 
 def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0, min_ppc: float = 2.0,
@@ -479,7 +498,7 @@ def evaluate_reader(model: Path, frames: int, seed: int, spot_sd_mm: float = 3.0
 def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, seed: int = 0, epochs: int = 20,
                     threads: int | None = None, init: Path | None = None, lr: float = 3e-3, uhd_share: float = 0.0,
                     player_share: float = 0.0, init_net: int = 0, thin_repeat: int = 0,
-                    payout_share: float = 0.0, log=print) -> tuple[Path, ChipSideRun]:
+                    payout_share: float = 0.0, video_share: float = 0.0, log=print) -> tuple[Path, ChipSideRun]:
     """Render stacks, train the slot and alignment heads, export ``chip_side.onnx`` (denominations in its metadata).
 
     ``init``: a ``chip_side.pt`` of an earlier run to start from, or a committed chip-side ``.onnx`` (its net
@@ -489,7 +508,8 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     more per epoch (thin sides, where the reader abstains most: overhead spots of a 4K camera);
     ``uhd_share``: the share of training, validation and evaluation frames rendered at 3840 x 2160;
     ``player_share``, ``payout_share``: the shares of their stacks stacked as players stack a wager and as a dealer
-    stacks a payout (:func:`chip_scene`)."""
+    stacks a payout (:func:`chip_scene`); ``video_share``: the share of training and validation frames cut from as
+    H.264 video shows them (:func:`make_strips`)."""
     import os
 
     import torch
@@ -516,9 +536,9 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
         frozen_bn = _folded(state)
     t0 = time.time()
     x, y, al, ppc = make_strips(frames, seed, uhd_share=uhd_share, player_share=player_share,
-                                payout_share=payout_share, log=log)
+                                payout_share=payout_share, video_share=video_share, log=log)
     vx, vy, val, _ = make_strips(val_frames, seed + 1000, uhd_share=uhd_share, player_share=player_share,
-                                 payout_share=payout_share, log=log)
+                                 payout_share=payout_share, video_share=video_share, log=log)
     log(f"{len(x)} training strips, {len(vx)} validation strips, {time.time() - t0:.0f}s")
     if thin_repeat:
         thin = np.flatnonzero(ppc < THIN_BAND_PX)
@@ -574,7 +594,7 @@ def train_chip_side(out_dir: Path, frames: int = 2000, val_frames: int = 120, se
     run = ChipSideRun(frames, val_frames, seed, epochs, int(len(x)), round(time.time() - t0, 1), round(slot_acc, 4),
                       round(aligned_acc, 4), ev["stacks"], round(ev["exact"] / n, 4), round(ev["wrong"] / n, 4),
                       round(ev["abstained"] / n, 4), uhd_share, player_share, str(init or ""), init_net, thin_repeat,
-                      payout_share)
+                      payout_share, video_share)
     (out_dir / "chip_side.json").write_text(json.dumps(asdict(run), indent=2))
     log(f"chip side done: {json.dumps(asdict(run))}")
     return path, run

@@ -257,6 +257,9 @@ def register(app: typer.Typer) -> None:
         payout_share: float = typer.Option(0.0, "--payout-share", min=0.0, max=1.0,
                                            help="Share of stacks stacked as a dealer stacks a side-bet payout (an "
                                                 "odd amount, small chips on top), before --player-share's."),
+        video_share: float = typer.Option(0.0, "--video-share", min=0.0, max=1.0,
+                                          help="Share of frames cut from as H.264 video shows them (a still table "
+                                               "encoded at CRF 22-30 and decoded)."),
     ) -> None:
         """The chip-side model: stacks counted and valued from their side (front and back arcs, base searched)."""
         _need_train_extra()
@@ -267,7 +270,7 @@ def register(app: typer.Typer) -> None:
         path, run = train_chip_side(out, frames=frames, val_frames=val_frames, seed=seed, epochs=epochs,
                                     threads=threads, init=init, lr=lr, uhd_share=uhd_share,
                                     player_share=player_share, payout_share=payout_share, init_net=init_net,
-                                    thin_repeat=thin_repeat,
+                                    thin_repeat=thin_repeat, video_share=video_share,
                                     log=lambda m: print(m, file=sys.stderr, flush=True))
         print(json.dumps({"model": str(path), **asdict(run)}))
 

@@ -352,11 +352,11 @@ def test_a_chip_side_fine_tune_from_the_committed_onnx_keeps_its_folded_batch_no
     from vision.chip_side import FP32_CHIP_SIDE
 
     _, run = train_chip_side(tmp_path, frames=2, val_frames=1, epochs=1, threads=1, init=FP32_CHIP_SIDE, init_net=1,
-                             thin_repeat=1, lr=1e-4, log=lambda m: None)
+                             thin_repeat=1, lr=1e-4, video_share=1.0, log=lambda m: None)
     state = torch.load(tmp_path / "chip_side.pt")
     assert torch.equal(state["conv.1.running_mean"], torch.zeros(32))
     assert torch.allclose(state["conv.1.running_var"], torch.full((32,), 1 - 1e-5))
-    assert run.init_net == 1 and run.thin_repeat == 1
+    assert run.init_net == 1 and run.thin_repeat == 1 and run.video_share == 1.0
 
 
 @needs_train

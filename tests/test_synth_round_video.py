@@ -64,6 +64,28 @@ def test_h264_writer_refuses_an_odd_size(tmp_path):
         H264Writer(tmp_path / "x.mp4", fps=10, width=63, height=48)
 
 
+def test_a_still_frame_through_h264_keeps_its_size_and_loses_a_two_pixel_stripes_colour():
+    """A chip side 2 px per chip thick, as a 4K camera at a low tilt shows it: one green chip between red ones. In
+    4:2:0 video its colour shares a sample with its neighbours' and is not green any more."""
+    from vision.video_out import h264_still
+
+    img = np.zeros((48, 64, 3), np.uint8)
+    img[:] = (40, 40, 200)  # red (BGR)
+    img[21:23] = (60, 170, 40)  # a green stripe 2 px tall, across two of the chroma grid's rows
+    out = h264_still(img, crf=26, repeats=3)
+    assert out.shape == img.shape and out.dtype == np.uint8
+    assert np.abs(out[:12].astype(int) - img[:12]).mean() < 6  # flat colour survives
+    stripe = out[21:23, 8:56].reshape(-1, 3).mean(0)
+    assert stripe[1] - stripe[2] < (170 - 40) * 0.6  # the stripe's green mostly gone into the red around it
+
+
+def test_h264_still_refuses_an_odd_size():
+    from vision.video_out import h264_still
+
+    with pytest.raises(ValueError):
+        h264_still(np.zeros((47, 64, 3), np.uint8))
+
+
 def test_rendered_round_video_has_one_frame_per_truth_frame(tmp_path):
     script = script_video(RoundVideoOptions(seed=3, rounds=1, fps=4, width=320, height=180, faults=()))
     stats = render_video(script, tmp_path / "video.mp4")
