@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -35,18 +36,11 @@ HAND_CLEAR_MM = 45.0
 BANDS = ((1.6, 2.0), (2.0, 2.5), (2.5, 3.0), (3.0, 99.0))
 
 
-def _inside(p, poly) -> bool:
-    x, y = p
-    inside = False
-    for (x1, y1), (x2, y2) in zip(poly, poly[1:] + poly[:1]):
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
-
-
 def _under_hand(centre, hands) -> bool:
-    return any(_inside(centre, list(h.polygon)) or min(math.dist(centre, q) for q in h.polygon) < HAND_CLEAR_MM
-               for h in hands)
+    """``centre`` (mm) lies under a hand occluder's polygon or within :data:`HAND_CLEAR_MM` of one of its corners."""
+    point = (float(centre[0]), float(centre[1]))
+    return any(cv2.pointPolygonTest(np.asarray(h.polygon, np.float32), point, False) >= 0
+               or min(math.dist(centre, q) for q in h.polygon) < HAND_CLEAR_MM for h in hands)
 
 
 def _first_card_s(script, rnd: dict) -> float:
