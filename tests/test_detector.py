@@ -287,3 +287,84 @@ def test_a_rendered_tables_calibration_gives_the_camera_pose_for_counting_chips(
                        .read_text())["camera"]
     assert view.camera is not None
     assert np.allclose(view.camera.t, truth["t"], atol=1.0)
+
+
+class _ScriptedSide:
+    """A chip-side reader handing out the given readings in turn, one per stack read."""
+
+    def __init__(self, *readings):
+        self.readings, self.reads = list(readings), 0
+
+    def read_stacks(self, image, camera, bases):
+        self.reads += len(bases)
+        return [self.readings.pop(0) for _ in bases]
+
+
+def _live_side_reader(side):
+    from vision.detector import FrameReader
+
+    fr = object.__new__(FrameReader)
+    fr.chip_side, fr._stack_readings, fr._side_memory = side, {}, []
+    return fr
+
+
+def _stack_frame(top_colour=(40, 40, 200)):
+    """A 640 x 480 frame of felt with a stack-sized patch where a stack on (500, 520) mm stands."""
+    from calibration.camera import PinholeCamera
+    from vision.chip_side import SLOTS
+    from vision.chips import CHIP_THICKNESS_MM
+    from vision.detector import _cylinder_box
+
+    cam = PinholeCamera.looking_at(target=(500, 500), tilt_deg=30, yaw_deg=0, width=640, height=480, cover_mm=500)
+    image = np.full((480, 640, 3), (40, 110, 30), np.uint8)
+    x1, y1, x2, y2 = np.round(_cylinder_box(cam, (500.0, 520.0), SLOTS * CHIP_THICKNESS_MM)).astype(int)
+    image[(y1 + y2) // 2:y2, x1 + 2:x2 - 2] = top_colour
+    return cam, image
+
+
+def test_live_a_valued_stack_boxed_anew_with_its_pixels_unchanged_keeps_its_reading():
+    """4K seed 7259 r0: a thin $30 side re-read as a card was dealt beside it counted $35 from compression noise
+    alone; the same pixels keep the value they were read at."""
+    from vision.chips import StackReading
+
+    cam, image = _stack_frame()
+    side = _ScriptedSide(StackReading(2, 30, px_per_chip=1.8), StackReading(3, 35, px_per_chip=1.8))
+    fr = _live_side_reader(side)
+    first = fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
+    again = fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-b")])  # boxed a little otherwise, on its spot
+    assert first[0][1].value == again[0][1].value == 30 and side.reads == 1
+
+
+def test_live_a_stack_whose_base_moved_is_read_again():
+    """4K seed 7256 r1: a payout stack off the spots, placed from its box, read from a base 1.4 mm on is a new look."""
+    from vision.chips import StackReading
+
+    cam, image = _stack_frame()
+    side = _ScriptedSide(StackReading(2, 250, px_per_chip=3.0), StackReading(2, 225, px_per_chip=3.0))
+    fr = _live_side_reader(side)
+    fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
+    again = fr._read_sides(image, cam, [(0, (501.4, 520.0), b"box-b")])
+    assert again[0][1].value == 225 and side.reads == 2
+
+
+def test_live_a_stack_whose_side_changed_is_read_again():
+    from vision.chips import StackReading
+
+    cam, image = _stack_frame()
+    _, grown = _stack_frame(top_colour=(200, 200, 200))
+    side = _ScriptedSide(StackReading(2, 30, px_per_chip=1.8), StackReading(3, 35, px_per_chip=1.8))
+    fr = _live_side_reader(side)
+    fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
+    again = fr._read_sides(grown, cam, [(0, (500.0, 520.0), b"box-b")])
+    assert again[0][1].value == 35 and side.reads == 2
+
+
+def test_live_a_stack_that_could_not_be_counted_is_tried_again_when_boxed_anew():
+    from vision.chips import StackReading
+
+    cam, image = _stack_frame()
+    side = _ScriptedSide(StackReading(None, None, note="cannot count"), StackReading(2, 30, px_per_chip=1.8))
+    fr = _live_side_reader(side)
+    fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
+    again = fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-b")])
+    assert again[0][1].value == 30 and side.reads == 2

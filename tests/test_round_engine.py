@@ -757,6 +757,23 @@ def test_a_bonus_wager_read_anew_as_the_second_card_is_first_seen_tucked_under_i
     assert t.alerts == []
 
 
+def test_a_bonus_wager_read_anew_once_the_winners_hand_left_its_spot_is_not_past_posting_2_20_f():
+    """4K seed 7343 r0: seat 3's AH QD were moved from the spot under the $1 bonus wager, never read there (the
+    stack hid them), and the wager on them read $3: the chips stand on cards, none were added."""
+    t = Table().chips_to("seat3.main", 20).chips_to("seat3.bonus", 1)
+    t.deal(("seat3.cards", "AH"), ("dealer.cards", "9S"), ("seat3.cards", "QD"))
+    t.card("seat3.cards", "AH", "card_left").card("seat3.cards", "QD", "card_left")
+    t.chips_to("seat3.bonus", 3)
+    assert t.alerts == []
+
+
+def test_chips_added_to_a_winning_bonus_wager_while_the_hand_is_on_its_spot_are_past_posting_2_20():
+    t = Table().chips_to("seat3.main", 20).chips_to("seat3.bonus", 1)
+    t.deal(("seat3.cards", "AH"), ("dealer.cards", "9S"), ("seat3.cards", "QD"))
+    t.chips_to("seat3.bonus", 3)
+    assert ("past_posting", 3, 1, 3) in t.alerts
+
+
 def test_chips_added_to_a_bonus_wager_with_no_cards_under_it_are_past_posting_2_20():
     t = Table().chips_to("seat3.main", 25).chips_to("seat3.bonus", 1)
     t.deal(("seat3.cards", "AD"), ("dealer.cards", "9S"), ("seat3.cards", "JD"), ("dealer.cards", "BACK"))

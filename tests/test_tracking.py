@@ -446,3 +446,19 @@ def test_a_hits_corner_misread_beside_a_pair_turned_long_ago_is_no_second_card()
     changes, _ = run(frames)
     assert [c for c in changes if c[0] == "card_arrived"] == [("card_arrived", "BACK", None),
                                                                  ("card_arrived", "QH", None)]
+
+
+def test_an_index_boxed_twice_and_misread_does_not_outvote_the_card_both_ends_read():
+    """4K seed 7274 r0: a JD read at both corners, its top index also boxed a second time 8 mm off and read 7D;
+    then the JD's top index boxed twice 9 mm apart, both boxes 7D, its bottom one JD: the card is the JD."""
+    top, top2, bottom = (946.9, 523.5), (945.8, 515.1), (997.9, 588.8)
+    frames = [(["7D", "JD"], [[top2], [bottom, top]])] * 5 + [(["7D", "7D", "JD"], [[top2], [top], [bottom]])] * 14
+    frames += [(["JD"], [[bottom, top]])] * 5
+    assert feed(frames) == [("card_arrived", "JD")]
+
+
+def test_a_one_corner_reading_beside_a_card_read_at_two_corners_is_still_a_card_of_its_own():
+    """A card fanned beside the JD lies with its index 18 mm from the JD's top index: a card, not a second box."""
+    top, bottom = (946.9, 523.5), (997.9, 588.8)
+    frames = [(["JD"], [[bottom, top]])] * 5 + [(["JD", "5H"], [[bottom, top], [(935.8, 509.3)]])] * 10
+    assert feed(frames) == [("card_arrived", "JD"), ("card_arrived", "5H")]

@@ -412,6 +412,15 @@ def nms(d: Detections, iou: float) -> Detections:
 
 PROBE_SAME_GREY = 3.0
 """Live video: a probed spot is read again once its 16 x 16 grey thumbnail moves this many grey levels on average."""
+STACK_SAME_BASE_MM = 0.5
+"""Live video: a stack boxed anew whose base lies this close (mm) to one read before stands where it was read, and
+keeps that reading while its side does not change (:data:`STACK_SAME_LEVEL`). A stack on a betting spot stands at the
+spot's centre; one off the spots is placed from its box, and a base moved is a new look at it (4K seed 7256 r1: a
+$225 payout read $250 from a base moved 4.7 mm by a stack set touching it, $225 again from a base 1.4 mm on)."""
+STACK_SAME_LEVEL = 12.0
+"""Live video: a stack boxed anew keeps its reading while no row of its side strips moved this many levels (0-255,
+mean over the row) since it was read. H.264 noise moves a row up to ~6; a chip of another colour or one more chip
+moves rows by 30 or more (4K round videos: 28 chips added after the first card, 71-143)."""
 PROBE_SCORE = 0.5
 """The score given a stack found by probing a spot (no stage-1 box)."""
 
@@ -741,6 +750,7 @@ class FrameReader:
         self.memory: dict | None = {} if live else None  # live video: skip crops whose pixels did not change
         self._readings: dict | None = {} if live else None  # live video: indices of unchanged crops are not re-read
         self._stack_readings: dict | None = {} if live else None  # and stacks in unchanged zones are not recounted
+        self._side_memory: list = []  # live video: (base mm, side strips, reading) of valued stacks standing
         self.probe_spots = probe_spots
         self._spot_boxes: dict = {}
         self._probe_memory: dict | None = {} if live else None  # probed spots whose pixels did not change
@@ -809,6 +819,8 @@ class FrameReader:
             chips.append((int(row), read_stack(image, dets.xyxy[row], chip_set, table.camera if table else None, base)))
         if by_side:
             chips += self._read_sides(image, table.camera, by_side)
+        elif self._stack_readings is not None:
+            self._side_memory = []  # no stack standing: none is remembered
         if side_ok and self.probe_spots and table is not None and table.camera is not None:
             extra, readings = self._probe_spots(image, table, bases, dets)
             if len(extra):
@@ -876,13 +888,55 @@ class FrameReader:
         return extra, [r for _, _, r in found]
 
     def _read_sides(self, image: np.ndarray, camera, stacks: list) -> list:
-        """(row, reading) of stacks counted from their side, in one batch.  Live video: a stack whose box
-        stage 1 handed back unchanged (its zone's pixels did not change) keeps its last reading."""
+        """(row, reading) of stacks counted from their side, in one batch.
+
+        Live video: a stack whose box stage 1 handed back unchanged (its zone's pixels did not change) keeps its
+        last reading; so does a valued stack boxed anew (something else in its zone moved) whose own pixels did
+        not change (:meth:`_unchanged_stack`). A thin side read again from a frame that differs only by the
+        video's compression can count otherwise (4K seed 7259 r0: a $30 wager at 1.76 px per chip read $35 as a
+        hit was dealt beside it, a false past-posting); chips added or taken change the stack's pixels.
+        """
         cache = self._stack_readings
-        todo = [s for s in stacks if cache is None or s[2] not in cache]
+        known = {}
+        if cache is not None:
+            for s in stacks:
+                if s[2] not in cache:
+                    hit = self._unchanged_stack(image, camera, s[1])
+                    if hit is not None:
+                        known[s[2]] = hit
+        todo = [s for s in stacks if (cache is None or s[2] not in cache) and s[2] not in known]
         fresh = dict(zip((s[2] for s in todo), self.chip_side.read_stacks(image, camera, [s[1] for s in todo])))
         if cache is not None:
+            for s in todo:
+                self._remember_stack(image, camera, s[1], fresh[s[2]])
+            fresh.update(known)
             fresh.update((s[2], cache[s[2]]) for s in stacks if s[2] in cache)
+            # a stack gone (or not seen) is forgotten: one placed there later is read afresh
+            self._side_memory = [e for e in self._side_memory
+                                 if any(math.dist(e[0], s[1]) < STACK_SAME_BASE_MM for s in stacks)]
             cache.clear()
             cache.update(fresh)
         return [(row, fresh[key]) for row, _, key in stacks]
+
+    @staticmethod
+    def _stack_signature(image: np.ndarray, camera, base) -> np.ndarray:
+        """(STRIP_ROWS, ARC_POINTS, 6) float32: the strips the chip side reads a stack at ``base`` (layout mm) from."""
+        from vision.chip_side import stack_strips
+
+        return stack_strips(image, camera, base).astype(np.float32)
+
+    def _unchanged_stack(self, image: np.ndarray, camera, base):
+        """The reading remembered for a valued stack at ``base`` (layout mm, within :data:`STACK_SAME_BASE_MM`)
+        whose side strips no row of which moved :data:`STACK_SAME_LEVEL` since it was read; None when there is none.
+        """
+        for entry in self._side_memory:
+            if math.dist(entry[0], base) < STACK_SAME_BASE_MM:
+                moved = np.abs(self._stack_signature(image, camera, entry[0]) - entry[1]).mean(axis=(1, 2))
+                return entry[2] if float(moved.max()) < STACK_SAME_LEVEL else None
+        return None
+
+    def _remember_stack(self, image: np.ndarray, camera, base, reading) -> None:
+        """Keep a fresh valued reading with its strips, in place of any at that base."""
+        self._side_memory = [e for e in self._side_memory if math.dist(e[0], base) >= STACK_SAME_BASE_MM]
+        if reading.count is not None:  # an abstention is tried again whenever the stack is read again
+            self._side_memory.append((tuple(base), self._stack_signature(image, camera, base), reading))

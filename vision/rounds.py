@@ -795,7 +795,7 @@ class RoundEngine:
         if settled:
             return events
         if kind == "bonus" and after and (
-                self._bonus_unpaid(s) and self._cards_tucked_under(ch)
+                self._bonus_unpaid(s) and (self._cards_tucked_under(ch) or self._hand_off_its_spot(s, ch))
                 or s.expected.get("bonus") is None and self._cards_tucked_under(ch, s)):
             # the winner's cards tucked under the wager (2.20(f)) lift its stack and show their edges under it:
             # the chips read differently, none were added or taken (4K seed 7162 r1: a $1 wager read $26 over an
@@ -821,6 +821,18 @@ class RoundEngine:
             return True
         return any(c.kind == "card_arrived" and c.zone == ch.zone and abs(c.t_s - ch.t_s) <= TRANSIT_S
                    and (s is None or c.label not in (BACK, UNREADABLE)) for _, _, c in self._queue)
+
+    def _hand_off_its_spot(self, s: SeatRecord, ch: ZoneChange) -> bool:
+        """Whether seat ``s``'s first two cards have both left its card spot by the chip change ``ch`` (departures
+        still held in the queue count): a bonus winner's hand is moved under the bonus wager (2.20(f)), and on a
+        stack that tall its cards may never show as cards in the bonus zone (4K seed 7343 r0: an AH and a QD gone
+        from the spot at 5.4 s, the $1 wager on them read $3 at 5.7 s, a false past-posting)."""
+        if len(s.dealt) < 2:
+            return False
+        zone = f"seat{s.seat}.cards"
+        here = self._cards.get(zone, [])
+        leaving = self._leaving(zone, ch.t_s)
+        return not any(c in here and c not in leaving for c in s.dealt[:2])
 
     def _undone_soon(self, ch: ZoneChange) -> bool:
         """Whether the chip change ``ch`` is seen undone (the zone back to what it showed before) within
