@@ -322,49 +322,46 @@ def _stack_frame(top_colour=(40, 40, 200)):
     return cam, image
 
 
+def _read_twice(first, then, seen_then=None, base_then=(500.0, 520.0)):
+    """A stack on (500, 520) mm read live with the scripted readings ``first`` and ``then`` in turn, then boxed anew
+    (on ``base_then``, in the frame ``seen_then``, by default the same frame). Returns (first, again, side)."""
+    cam, image = _stack_frame()
+    side = _ScriptedSide(first, then)
+    fr = _live_side_reader(side)
+    before = fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
+    again = fr._read_sides(image if seen_then is None else seen_then, cam, [(0, base_then, b"box-b")])
+    return before[0][1], again[0][1], side
+
+
 def test_live_a_valued_stack_boxed_anew_with_its_pixels_unchanged_keeps_its_reading():
     """4K seed 7259 r0: a thin $30 side re-read as a card was dealt beside it counted $35 from compression noise
     alone; the same pixels keep the value they were read at."""
     from vision.chips import StackReading
 
-    cam, image = _stack_frame()
-    side = _ScriptedSide(StackReading(2, 30, px_per_chip=1.8), StackReading(3, 35, px_per_chip=1.8))
-    fr = _live_side_reader(side)
-    first = fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
-    again = fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-b")])  # boxed a little otherwise, on its spot
-    assert first[0][1].value == again[0][1].value == 30 and side.reads == 1
+    first, again, side = _read_twice(StackReading(2, 30, px_per_chip=1.8), StackReading(3, 35, px_per_chip=1.8))
+    assert first.value == again.value == 30 and side.reads == 1
 
 
 def test_live_a_stack_whose_base_moved_is_read_again():
     """4K seed 7256 r1: a payout stack off the spots, placed from its box, read from a base 1.4 mm on is a new look."""
     from vision.chips import StackReading
 
-    cam, image = _stack_frame()
-    side = _ScriptedSide(StackReading(2, 250, px_per_chip=3.0), StackReading(2, 225, px_per_chip=3.0))
-    fr = _live_side_reader(side)
-    fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
-    again = fr._read_sides(image, cam, [(0, (501.4, 520.0), b"box-b")])
-    assert again[0][1].value == 225 and side.reads == 2
+    _, again, side = _read_twice(StackReading(2, 250, px_per_chip=3.0), StackReading(2, 225, px_per_chip=3.0),
+                                 base_then=(501.4, 520.0))
+    assert again.value == 225 and side.reads == 2
 
 
 def test_live_a_stack_whose_side_changed_is_read_again():
     from vision.chips import StackReading
 
-    cam, image = _stack_frame()
     _, grown = _stack_frame(top_colour=(200, 200, 200))
-    side = _ScriptedSide(StackReading(2, 30, px_per_chip=1.8), StackReading(3, 35, px_per_chip=1.8))
-    fr = _live_side_reader(side)
-    fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
-    again = fr._read_sides(grown, cam, [(0, (500.0, 520.0), b"box-b")])
-    assert again[0][1].value == 35 and side.reads == 2
+    _, again, side = _read_twice(StackReading(2, 30, px_per_chip=1.8), StackReading(3, 35, px_per_chip=1.8),
+                                 seen_then=grown)
+    assert again.value == 35 and side.reads == 2
 
 
 def test_live_a_stack_that_could_not_be_counted_is_tried_again_when_boxed_anew():
     from vision.chips import StackReading
 
-    cam, image = _stack_frame()
-    side = _ScriptedSide(StackReading(None, None, note="cannot count"), StackReading(2, 30, px_per_chip=1.8))
-    fr = _live_side_reader(side)
-    fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-a")])
-    again = fr._read_sides(image, cam, [(0, (500.0, 520.0), b"box-b")])
-    assert again[0][1].value == 30 and side.reads == 2
+    _, again, side = _read_twice(StackReading(None, None, note="cannot count"), StackReading(2, 30, px_per_chip=1.8))
+    assert again.value == 30 and side.reads == 2
