@@ -112,6 +112,31 @@ def test_losing_mtd_collected_after_a_hit_is_settled_late_2_23_e():
     assert [a[0] for a in t.alerts] == ["mtd_settled_late"]
 
 
+def _losing_mtd_gone_near_the_first_hit(gone_after_hit_s):
+    """Seat 3's losing match-the-dealer wager seen gone ``gone_after_hit_s`` after the first hit is first seen (both
+    changes seen together, held for ordering)."""
+    first, hole = standard_deal(["5H", "7C"], "KS")
+    t = Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).deal(*hole)
+    hit = t.t + 1.0
+    gone = hit + gone_after_hit_s
+    t.t = max(hit, gone)
+    t.engine.step(int(t.t * 10), t.t, [
+        ZoneChange("card_arrived", "seat3.cards", int(hit * 10), hit, 0, hit, label="2D"),
+        ZoneChange("chips", "seat3.mtd", int(gone * 10), gone, 0, gone, before=5, after=0)])
+    t.wait(2.0)
+    return t
+
+
+def test_a_losing_mtd_seen_collected_six_tenths_of_a_second_before_the_hit_was_settled_in_time_2_23_e():
+    """4K seed 7208 r1: taken 0.6 s before the hit card was first seen; every wager collected late on the kept
+    round videos was seen gone 0.3 s or more after it."""
+    assert _losing_mtd_gone_near_the_first_hit(-0.6).alerts == []
+
+
+def test_a_losing_mtd_seen_collected_just_before_the_hit_may_be_late_behind_the_same_hand_2_23_e():
+    assert [a[0] for a in _losing_mtd_gone_near_the_first_hit(-0.2).alerts] == ["mtd_settled_late"]
+
+
 def test_losing_mtd_never_collected_is_reported_after_pick_up():
     first, hole = standard_deal(["5H", "7C"], "KS")
     t = (Table().chips_to("seat3.main", 25).chips_to("seat3.mtd", 5).deal(*first).deal(*hole)

@@ -58,3 +58,50 @@ def test_two_stacks_a_chips_width_apart_are_two_stacks():
     out = _feed([[(FRONT, 75), (BEHIND, 15)]] * 4)
     assert sorted(after for after, _, _ in _left(out)) == [15, 75]
     assert len({c.stack for c in out}) == 2
+
+
+def _totals(frames):
+    """``frames``: per analysed frame (10 a second), the stacks seen [(position, value), ...]; the detector's total
+    is their sum (``None`` where one is unvalued). Returns the area's total per frame as corrected."""
+    from vision.stack_tracking import HiddenPayoutStacks
+
+    hidden, out = HiddenPayoutStacks(), []
+    for f, stacks in enumerate(frames):
+        values = [v for _, v in stacks]
+        total = None if None in values else float(sum(values))
+        out.append(hidden.total(ZONE, f / 10, total, [(x, y, v) for (x, y), v in stacks]))
+    return out
+
+
+def test_a_payout_lost_as_the_next_is_set_down_touching_it_still_counts():
+    """4K seed 7261 r1: the $75 main payout lost as the $17 bonus payout was set down in front of it (stage 1
+    boxed the two as one): the area holds $92, not $17."""
+    assert _totals([[(BEHIND, 75)]] * 8 + [[(FRONT, 17)]] * 3)[-3:] == [92.0] * 3
+
+
+def test_a_payout_read_lower_beside_the_next_one_set_down_touching_it_keeps_its_value():
+    """4K seed 7324 r1: a $30 payout read $5 once the $14 was set down in front of it: $44 in all."""
+    assert _totals([[(BEHIND, 30)]] * 8 + [[(BEHIND, 5), (FRONT, 14)]] * 3)[-3:] == [44.0] * 3
+
+
+def test_a_payout_boxed_anew_a_little_off_is_not_counted_twice():
+    moved = (BEHIND[0], BEHIND[1] + STACK_MATCH_MM + 2)  # beyond matching, nearer than another stack stands
+    assert _totals([[(BEHIND, 75)]] * 8 + [[(moved, 75)]] * 3)[-3:] == [75.0] * 3
+
+
+def test_a_payout_read_only_a_moment_is_not_kept():
+    assert _totals([[(BEHIND, 75)]] * 3 + [[(FRONT, 17)]] * 3)[-3:] == [17.0] * 3
+
+
+def test_a_hidden_payout_is_no_longer_counted_once_the_stack_in_front_of_it_is_taken():
+    totals = _totals([[(BEHIND, 75)]] * 8 + [[(FRONT, 17)]] * 3 + [[]] * 3)
+    assert totals[-1] == 0.0
+
+
+def test_a_payout_drawn_across_the_area_by_its_player_is_not_counted_twice():
+    """The $75 drawn 40 mm towards the player (a new stack for the tracker, read $75 where it now stands)."""
+    assert _totals([[(BEHIND, 75)]] * 8 + [[(FRONT, 75)]] * 3)[-3:] == [75.0] * 3
+
+
+def test_a_payout_drawn_under_the_players_hand_is_not_counted_twice_once_read_where_it_stands():
+    assert _totals([[(BEHIND, 75)]] * 8 + [[(FRONT, None)]] * 3 + [[(FRONT, 75)]] * 3)[-3:] == [75.0] * 3

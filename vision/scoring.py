@@ -79,7 +79,7 @@ class VideoScore:
     seats: int = 0               # seats in the truth's rounds
     seat_cards_right: int = 0    # of those, first two cards right (as a hand)
     seat_wagers_right: int = 0   # of those, every wager's amount right
-    delays: list = field(default_factory=list)  # (type, s): alert raised minus the truth's decidable moment
+    delays: list = field(default_factory=list)  # (video, round, type, seat, s): raised minus the truth's decidable moment
     table_alerts: int = 0        # the report's alerts outside any round
 
     @property
@@ -102,7 +102,8 @@ def score_video(truth: dict, report: dict, video_id: str = "") -> VideoScore:
             same = [x["t_s"] for x in t["alerts"] if x["type"] == a["type"] and str(x["seat"]) == str(a["seat"])]
             if same and a.get("raised_t_s") is not None:
                 # truth's t_s is the first frame a correct monitor could decide at (datasets.faults)
-                score.delays.append((a["type"], round(a["raised_t_s"] - min(same, key=lambda x: abs(x - a["t_s"])), 3)))
+                delay = round(a["raised_t_s"] - min(same, key=lambda x: abs(x - a["t_s"])), 3)
+                score.delays.append((video_id, t["index"], a["type"], str(a["seat"]), delay))
         problems = []
         if t["dealer"]["up"] != g["dealer"]["up"]:
             problems.append(f"up card {g['dealer']['up']} != {t['dealer']['up']}")
@@ -149,7 +150,8 @@ def summarise(scores: list[VideoScore]) -> dict:
     true = set().union(*(s.alerts_true for s in scores)) if scores else set()
     got = set().union(*(s.alerts_got for s in scores)) if scores else set()
     hit = true & got
-    delays = [d for s in scores for _, d in s.delays]
+    delays = [d[-1] for s in scores for d in s.delays]
+    late = sorted((d for s in scores for d in s.delays if d[-1] > 1.0), key=lambda d: -d[-1])
     by_type: dict[str, dict[str, int]] = {}
     for key in true | got:
         row = by_type.setdefault(key[2], {"true": 0, "reported": 0, "hit": 0})
@@ -174,4 +176,5 @@ def summarise(scores: list[VideoScore]) -> dict:
                                "over_1s": sum(d > 1.0 for d in delays), "n": len(delays)} if delays else None),
             "by_type": dict(sorted(by_type.items())),
             "missed": sorted(map(str, true - got))[:50], "false": sorted(map(str, got - true))[:50],
-            "wrong_rounds": [w for s in scores for w in s.wrong][:50]}
+            "wrong_rounds": [w for s in scores for w in s.wrong][:50],
+            "late_alerts": [list(d) for d in late[:50]]}

@@ -22,6 +22,10 @@ The value is the one read last because a stack read beside another is read wrong
 $99 bonus payout $149 for 0.3 s as stage 1 missed the $225 in front of it), and right once it stands alone: so the
 players take them. The round engine (:class:`vision.rounds.StackedPayout`) counts a side-bet payout it saw placed
 and could not value at what the stacks that came with it were read as they left.
+
+:class:`HiddenPayoutStacks` mends the area's total the other way round: a stack counted before the next payout was
+set down touching it, and lost or read lower from then on, is counted at its value while the stack in front of it
+stands.
 """
 
 from __future__ import annotations
@@ -143,3 +147,106 @@ class PayoutStackTracker:
                for zone, tracks in self._tracks.items() for tr in tracks if tr.seen and not tr.gone]
         self._tracks.clear()
         return out
+
+
+HIDDEN_TOUCH_MM = (30.0, 50.0)
+"""A payout stack set down with its base this far (mm) from another's touches it or stands just in front of it
+(chips are 39 mm across): from the camera, the front one hides the other's side. Nearer, it is the same stack
+boxed anew (a loose box with the dealer's hand in it)."""
+
+HIDDEN_STEADY_S = 0.5
+"""A stack kept as hidden must have been read at its value this long first (s), so no passing misread is kept."""
+
+HIDDEN_MAX_S = 20.0
+"""A hidden stack is kept at most this long (s; as :data:`vision.rounds.STACK_WAIT_S`)."""
+
+
+@dataclass
+class _Known:
+    position: tuple[float, float]
+    value: float | None
+    value_since: float
+    last_t_s: float
+    first_t_s: float
+    hidden_by: tuple[float, float] | None = None
+    hidden_since: float = 0.0
+
+
+class HiddenPayoutStacks:
+    """A payout area's total with the stacks hidden behind a payout set down touching them counted at their value.
+
+    A payout stack is never slid away by the dealer, and stays until the player takes it. When the dealer sets the
+    next payout down touching one already counted, stage 1 may box the two as one, or the front one hides the
+    other's side, so the area's total drops to the new stack's value alone (4K seed 7261 r1: the $75 main payout
+    lost as the $17 bonus payout was set down in front of it, the area read $17, and the bonus was reported never
+    paid; 7324 r1: a $30 payout read $5 beside the $14 set down in front of it). Here a stack that was read steadily
+    (:data:`HIDDEN_STEADY_S`) and then is lost, or read lower, just as a new stack stands within
+    :data:`HIDDEN_TOUCH_MM` of it, is counted at its value while that new stack stands (at most
+    :data:`HIDDEN_MAX_S`). Not where the new stack reads the lost one's value: that is the same stack drawn across
+    the area. A stack read unvalued leaves the total unvalued, as always.
+
+    Example:
+        >>> h = HiddenPayoutStacks()
+        >>> [h.total("seat2.payout", t / 10, 75.0, [(1426.0, 614.0, 75.0)]) for t in range(0, 20, 5)]
+        [75.0, 75.0, 75.0, 75.0]
+        >>> h.total("seat2.payout", 2.1, 17.0, [(1399.0, 640.0, 17.0)])
+        92.0
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[str, list[_Known]] = {}
+
+    def total(self, zone: str, t_s: float, total: float | None,
+              stacks: list[tuple[float, float, float | None]]) -> float | None:
+        """The area's total this frame (dollars, ``None`` where a stack is unvalued), given the detector's ``total``
+        and the stacks placed on the layout (x, y mm of the base, dollars or ``None``)."""
+        known = [k for k in self._known.get(zone, []) if t_s - k.last_t_s <= STACK_GONE_S
+                 or (k.hidden_by is not None and t_s - k.hidden_since <= HIDDEN_MAX_S)]
+        pairs = sorted((math.dist(k.position, (x, y)), i, j) for i, k in enumerate(known)
+                       for j, (x, y, _) in enumerate(stacks))
+        matched: dict[int, int] = {}  # stack -> known
+        for d, i, j in pairs:
+            if d <= STACK_MATCH_MM and i not in matched.values() and j not in matched:
+                matched[j] = i
+        new = [stack for j, stack in enumerate(stacks) if j not in matched]
+        extra = 0.0
+        for i, k in enumerate(known):
+            j = next((jj for jj, ii in matched.items() if ii == i), None)
+            steady = k.value is not None and k.last_t_s - k.value_since + 1e-9 >= HIDDEN_STEADY_S
+            hider = None
+            if k.hidden_by is not None:
+                hider = next(((x, y, v) for x, y, v in stacks if math.dist((x, y), k.hidden_by) <= STACK_MATCH_MM),
+                             None)
+            elif steady:
+                hider = next(((x, y, v) for x, y, v in new
+                              if HIDDEN_TOUCH_MM[0] <= math.dist((x, y), k.position) <= HIDDEN_TOUCH_MM[1]), None)
+            if hider is not None and j is None and hider[2] == k.value:
+                hider = None  # the same stack drawn across the area (a player's hand on it), not another
+            if hider is not None:
+                hider = hider[:2]
+            if j is None:
+                if hider is not None and k.value is not None:
+                    if k.hidden_by is None:
+                        k.hidden_since = t_s
+                    k.hidden_by = hider
+                    extra += k.value
+                else:
+                    k.hidden_by = None
+                continue
+            x, y, value = stacks[j]
+            k.position, k.last_t_s = (x, y), t_s
+            if hider is not None and k.value is not None and value is not None and value < k.value:
+                if k.hidden_by is None:
+                    k.hidden_since = t_s
+                k.hidden_by = hider
+                extra += k.value - value
+                continue
+            k.hidden_by = None
+            if value != k.value:
+                k.value, k.value_since = value, t_s
+        for x, y, value in (s for j, s in enumerate(stacks) if j not in matched):
+            known.append(_Known((x, y), value, t_s, t_s, t_s))
+        self._known[zone] = known
+        if not extra or total is None:
+            return total
+        return total + extra

@@ -565,9 +565,10 @@ class ZoneTracker:
         self._last_chips: dict[str, float | None] = {}
         # per zone, readings set aside as print on a card's face: [point mm, first seen s, last seen s]
         self._set_aside: dict[str, list[list]] = {z: [] for z in self.zones}
-        from vision.stack_tracking import PayoutStackTracker  # (it reports this module's ZoneChange)
+        from vision.stack_tracking import HiddenPayoutStacks, PayoutStackTracker  # (they use this module's ZoneChange)
 
         self._payout_stacks = PayoutStackTracker(rise_s, fall_s)
+        self._hidden_stacks = HiddenPayoutStacks()
         self._stacks_given = False
 
     def update(self, frame: int, t_s: float, cards: dict[str, list[str]],
@@ -596,6 +597,14 @@ class ZoneTracker:
         """
         changes: list[ZoneChange] = []
         chips = self._last_chips = _stacks_kept_in_place(self._last_chips, chips)
+        if chip_stacks is not None:
+            # a payout stack hidden by the next one set down touching it still stands (vision.stack_tracking)
+            chips = dict(chips)
+            for zone, stacks in chip_stacks.items():
+                if zone.endswith(".payout") and zone in self.state:
+                    total = self._hidden_stacks.total(zone, t_s, chips.get(zone, 0), stacks)
+                    if total != chips.get(zone, 0):
+                        chips[zone] = total
         for zone in self.zones:
             labels = cards.get(zone, ())
             seen = Counter(labels)
