@@ -58,10 +58,13 @@ SIDE_BETS = ("mtd", "bonus")
 DROP_TOLERANCE_S = 1.5
 """An emptied spot this long before the moment that settles it still counts as that settlement
 (the dealer's hand hides the last card dealt while the other hand already collects)."""
-ROUND_END_S = 0.5
+ROUND_END_S = 0.3
 """The table must stay clear of cards this long (beyond the engine's hold, with no card seen arriving
 meanwhile) before the round counts as picked up: a Switch Hands table is briefly bare while the pairs
-are swapped, and the not-collected alerts wait on this, so it is kept short (live alerts within 1 s)."""
+are swapped, and the not-collected alerts wait on this, so it is kept short (live alerts within 1 s). With the
+engine's 0.7 s hold, a card seen again up to ~0.85 s after the table went bare keeps the round open; 0.5 here kept
+the not-collected alerts 1.2 s after the pick-up (4K seeds 7196, 7272, 7277), whose moment is judged as the table
+cleared whatever this wait."""
 REREAD_MM = 15.0
 """A face card seen where another reading of a card just left, this close (card centres, mm), is that card read anew."""
 REAPPEAR_S = 3.0
@@ -2103,7 +2106,7 @@ class RoundEngine:
         if self._cards_on_table() or self._card_arrival_held() or (not force and self._bonus_awaiting_payout(r)):
             return []
         # all cards picked up, for long enough that a hand hiding the last ones would have moved on
-        if not force and (self._now_t - self.latency_s) - self._last_departure_t < ROUND_END_S:
+        if not force and (self._now_t - self.latency_s) - self._last_departure_t < ROUND_END_S - 1e-9:
             return []
         r.pickup_done_s = self._last_departure_t
         for zone, labels in self._cards.items():
