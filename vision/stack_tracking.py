@@ -155,10 +155,20 @@ HIDDEN_TOUCH_MM = (30.0, 50.0)
 boxed anew (a loose box with the dealer's hand in it)."""
 
 HIDDEN_STEADY_S = 0.5
-"""A stack kept as hidden must have been read at its value this long first (s), so no passing misread is kept."""
+"""A stack is kept as hidden only where it was read at its value this long before (s), and is counted only once the
+stack in front of it has been read at one value this long (a stack drawn across the area, or boxed loosely under a
+hand, reads another value for a moment before its own)."""
 
 HIDDEN_MAX_S = 20.0
 """A hidden stack is kept at most this long (s; as :data:`vision.rounds.STACK_WAIT_S`)."""
+
+HIDDEN_GAP_S = 0.5
+"""What the area held is what its stacks seen this shortly before (s) held: the dealer's hand setting a payout down
+hides the area for a few frames first (4K seed 7324 r1: 0.3 s)."""
+
+WAGER_DRAWN_S = 1.5
+"""A stack set in a payout area this soon after a stack of the same value left one of the seat's betting spots is
+that wager drawn in by its player (s; as :data:`STACK_GONE_S`)."""
 
 
 @dataclass
@@ -167,9 +177,11 @@ class _Known:
     value: float | None
     value_since: float
     last_t_s: float
-    first_t_s: float
-    hidden_by: tuple[float, float] | None = None
+    hidden_by: tuple[float, float] | None = None  # where the stack in front of it stands
     hidden_since: float = 0.0
+    front_value: float | None = None              # what that stack reads, and since when (s)
+    front_since: float = 0.0
+    counted: bool = False                         # the front stack's reading held: this one counts
 
 
 class HiddenPayoutStacks:
@@ -179,74 +191,113 @@ class HiddenPayoutStacks:
     next payout down touching one already counted, stage 1 may box the two as one, or the front one hides the
     other's side, so the area's total drops to the new stack's value alone (4K seed 7261 r1: the $75 main payout
     lost as the $17 bonus payout was set down in front of it, the area read $17, and the bonus was reported never
-    paid; 7324 r1: a $30 payout read $5 beside the $14 set down in front of it). Here a stack that was read steadily
-    (:data:`HIDDEN_STEADY_S`) and then is lost, or read lower, just as a new stack stands within
-    :data:`HIDDEN_TOUCH_MM` of it, is counted at its value while that new stack stands (at most
-    :data:`HIDDEN_MAX_S`). Not where the new stack reads the lost one's value: that is the same stack drawn across
-    the area. A stack read unvalued leaves the total unvalued, as always.
+    paid; 7324 r1: a $30 payout read $5 beside the $14 set down in front of it).
+
+    Here a stack read steadily (:data:`HIDDEN_STEADY_S`) that is lost in the frame a new stack shows
+    :data:`HIDDEN_TOUCH_MM` from it, or read lower as that new stack stands there, while the area reads less than
+    its stacks held a moment before (:data:`HIDDEN_GAP_S`), is hidden by that new stack; once the stack in front
+    has read one value for :data:`HIDDEN_STEADY_S`, the hidden one counts at its value while the front one stands
+    (at most :data:`HIDDEN_MAX_S`). Not where the area's chips are conserved (a payout cut in two, coloured up,
+    drawn across the area: the total does not drop), where the new stack ever reads the lost one's value (the same
+    stack moved, misread under a hand for a moment), where it reads a wager just gone from the seat's betting spot
+    (the player drawing it in), and one new stack hides one stack. A stack read unvalued leaves the total unvalued,
+    as always. Every payout area must be fed every frame (``[]`` where it holds no stack).
 
     Example:
         >>> h = HiddenPayoutStacks()
-        >>> [h.total("seat2.payout", t / 10, 75.0, [(1426.0, 614.0, 75.0)]) for t in range(0, 20, 5)]
+        >>> [h.total("seat2.payout", t / 10, 75.0, [(1426.0, 614.0, 75.0)]) for t in range(0, 10, 3)]
         [75.0, 75.0, 75.0, 75.0]
-        >>> h.total("seat2.payout", 2.1, 17.0, [(1399.0, 640.0, 17.0)])
-        92.0
+        >>> [h.total("seat2.payout", t / 10, 17.0, [(1399.0, 640.0, 17.0)]) for t in range(10, 17, 3)]
+        [17.0, 17.0, 92.0]
     """
 
     def __init__(self) -> None:
         self._known: dict[str, list[_Known]] = {}
+        self._last_t: dict[str, float] = {}  # zone -> its last frame's time (s)
 
-    def total(self, zone: str, t_s: float, total: float | None,
-              stacks: list[tuple[float, float, float | None]]) -> float | None:
-        """The area's total this frame (dollars, ``None`` where a stack is unvalued), given the detector's ``total``
-        and the stacks placed on the layout (x, y mm of the base, dollars or ``None``)."""
+    def total(self, zone: str, t_s: float, total: float | None, stacks: list[tuple[float, float, float | None]],
+              wagers_drawn: tuple[float, ...] = ()) -> float | None:
+        """The area's total this frame (dollars, ``None`` where a stack is unvalued).
+
+        Args:
+            zone: a payout area, fed every analysed frame.
+            t_s: the frame's time (s).
+            total: the detector's total of the area this frame (dollars; ``None``: a stack unvalued).
+            stacks: the stacks placed on the layout: (x, y) mm of the base and the value (dollars or ``None``).
+            wagers_drawn: values of the stacks that left the seat's betting spots in the last
+                :data:`WAGER_DRAWN_S` (dollars).
+        """
         known = [k for k in self._known.get(zone, []) if t_s - k.last_t_s <= STACK_GONE_S
                  or (k.hidden_by is not None and t_s - k.hidden_since <= HIDDEN_MAX_S)]
         pairs = sorted((math.dist(k.position, (x, y)), i, j) for i, k in enumerate(known)
                        for j, (x, y, _) in enumerate(stacks))
-        matched: dict[int, int] = {}  # stack -> known
+        matched: dict[int, int] = {}  # known -> stack
         for d, i, j in pairs:
-            if d <= STACK_MATCH_MM and i not in matched.values() and j not in matched:
-                matched[j] = i
-        new = [stack for j, stack in enumerate(stacks) if j not in matched]
+            if d <= STACK_MATCH_MM and i not in matched and j not in matched.values():
+                matched[i] = j
+        new = [j for j in range(len(stacks)) if j not in matched.values()]
+        prev_t = self._last_t.get(zone)
+        self._last_t[zone] = t_s
+        # what the area held a moment ago (a hand passing over it hides it for a few frames), by its stacks
+        recent = [k.value for k in known if k.hidden_by is None and t_s - k.last_t_s <= HIDDEN_GAP_S]
+        dropped = total is not None and bool(recent) and None not in recent and total < sum(recent)
+        fronts: set[int] = set()
         extra = 0.0
+        keep: list[_Known] = []
         for i, k in enumerate(known):
-            j = next((jj for jj, ii in matched.items() if ii == i), None)
-            steady = k.value is not None and k.last_t_s - k.value_since + 1e-9 >= HIDDEN_STEADY_S
-            hider = None
+            j = matched.get(i)
+            value = stacks[j][2] if j is not None else None
             if k.hidden_by is not None:
-                hider = next(((x, y, v) for x, y, v in stacks if math.dist((x, y), k.hidden_by) <= STACK_MATCH_MM),
-                             None)
-            elif steady:
-                hider = next(((x, y, v) for x, y, v in new
-                              if HIDDEN_TOUCH_MM[0] <= math.dist((x, y), k.position) <= HIDDEN_TOUCH_MM[1]), None)
-            if hider is not None and j is None and hider[2] == k.value:
-                hider = None  # the same stack drawn across the area (a player's hand on it), not another
-            if hider is not None:
-                hider = hider[:2]
-            if j is None:
-                if hider is not None and k.value is not None:
-                    if k.hidden_by is None:
-                        k.hidden_since = t_s
-                    k.hidden_by = hider
-                    extra += k.value
-                else:
-                    k.hidden_by = None
+                front = next((jj for jj, (x, y, _) in enumerate(stacks)
+                              if jj != j and math.dist((x, y), k.hidden_by) <= STACK_MATCH_MM), None)
+                own_again = value is not None and k.value is not None and value >= k.value
+                moved = front is not None and stacks[front][2] == k.value  # the same stack, drawn across
+                if front is None or moved or own_again:
+                    k.hidden_by, k.counted = None, False
+                    if j is None:
+                        continue  # gone (with the stack in front of it), or it is that stack: forgotten
+                    k.position, k.last_t_s = stacks[j][:2], t_s
+                    if value != k.value:
+                        k.value, k.value_since = value, t_s
+                    keep.append(k)
+                    continue
+                fronts.add(front)
+                fx, fy, fv = stacks[front]
+                k.hidden_by = (fx, fy)
+                if fv != k.front_value:
+                    k.front_value, k.front_since = fv, t_s
+                if fv is not None and t_s - k.front_since + 1e-9 >= HIDDEN_STEADY_S:
+                    k.counted = True
+                if j is not None:
+                    k.position, k.last_t_s = stacks[j][:2], t_s
+                if k.counted and k.value is not None and value is not None:
+                    extra += k.value - value          # read lower beside the stack in front
+                elif k.counted and k.value is not None and j is None:
+                    extra += k.value                  # lost behind it
+                keep.append(k)
                 continue
+            steady = k.value is not None and k.last_t_s - k.value_since + 1e-9 >= HIDDEN_STEADY_S
+            lost = j is None and k.last_t_s == prev_t  # (lost in the very frame the new one shows)
+            lowered = value is not None and k.value is not None and value < k.value
+            if steady and dropped and (lost or lowered):
+                front = next((jj for jj in new if jj not in fronts
+                              and HIDDEN_TOUCH_MM[0] <= math.dist(stacks[jj][:2], k.position) <= HIDDEN_TOUCH_MM[1]
+                              and stacks[jj][2] != k.value and stacks[jj][2] not in wagers_drawn), None)
+                if front is not None:
+                    fronts.add(front)
+                    k.hidden_by, k.hidden_since = stacks[front][:2], t_s
+                    k.front_value, k.front_since, k.counted = stacks[front][2], t_s, False
+                    if j is not None:
+                        k.position, k.last_t_s = stacks[j][:2], t_s
+                    keep.append(k)
+                    continue
+            if j is not None:
+                k.position, k.last_t_s = stacks[j][:2], t_s
+                if value != k.value:
+                    k.value, k.value_since = value, t_s
+            keep.append(k)
+        for j in new:
             x, y, value = stacks[j]
-            k.position, k.last_t_s = (x, y), t_s
-            if hider is not None and k.value is not None and value is not None and value < k.value:
-                if k.hidden_by is None:
-                    k.hidden_since = t_s
-                k.hidden_by = hider
-                extra += k.value - value
-                continue
-            k.hidden_by = None
-            if value != k.value:
-                k.value, k.value_since = value, t_s
-        for x, y, value in (s for j, s in enumerate(stacks) if j not in matched):
-            known.append(_Known((x, y), value, t_s, t_s, t_s))
-        self._known[zone] = known
-        if not extra or total is None:
-            return total
-        return total + extra
+            keep.append(_Known((x, y), value, t_s, t_s))
+        self._known[zone] = keep
+        return total if not extra or total is None else total + extra

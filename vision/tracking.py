@@ -569,6 +569,7 @@ class ZoneTracker:
 
         self._payout_stacks = PayoutStackTracker(rise_s, fall_s)
         self._hidden_stacks = HiddenPayoutStacks()
+        self._wagers_gone: dict[str, list[tuple[float, float]]] = {}  # seat -> (s, $) of stacks gone from its spots
         self._stacks_given = False
 
     def update(self, frame: int, t_s: float, cards: dict[str, list[str]],
@@ -596,15 +597,10 @@ class ZoneTracker:
             The changes confirmed by this frame, in time order.
         """
         changes: list[ZoneChange] = []
-        chips = self._last_chips = _stacks_kept_in_place(self._last_chips, chips)
+        before = self._last_chips
+        chips = self._last_chips = _stacks_kept_in_place(before, chips)
         if chip_stacks is not None:
-            # a payout stack hidden by the next one set down touching it still stands (vision.stack_tracking)
-            chips = dict(chips)
-            for zone, stacks in chip_stacks.items():
-                if zone.endswith(".payout") and zone in self.state:
-                    total = self._hidden_stacks.total(zone, t_s, chips.get(zone, 0), stacks)
-                    if total != chips.get(zone, 0):
-                        chips[zone] = total
+            chips = self._hidden_payouts_counted(t_s, before, chips, chip_stacks)
         for zone in self.zones:
             labels = cards.get(zone, ())
             seen = Counter(labels)
@@ -655,6 +651,29 @@ class ZoneTracker:
                     changes += self._payout_stacks.update(zone, frame, t_s, chip_stacks.get(zone, []))
         changes.sort(key=lambda c: (c.t_s, c.kind != "card_arrived"))
         return changes
+
+    def _hidden_payouts_counted(self, t_s: float, before: dict[str, float | None], chips: dict[str, float | None],
+                                chip_stacks: dict[str, list[tuple[float, float, float | None]]]) -> dict:
+        """``chips`` with each payout area's total counting the stacks hidden behind a payout set down touching them
+        (:class:`vision.stack_tracking.HiddenPayoutStacks`; every payout area fed every frame)."""
+        from vision.stack_tracking import WAGER_DRAWN_S  # (it imports this module)
+
+        out = dict(chips)
+        for zone, value in before.items():
+            seat, _, kind = zone.partition(".")
+            if kind in ("main", "mtd", "bonus") and value and not chips.get(zone):
+                self._wagers_gone.setdefault(seat, []).append((t_s, value))
+        for zone in self.zones:
+            if not zone.endswith(".payout"):
+                continue
+            seat = zone.partition(".")[0]
+            gone = [(t, v) for t, v in self._wagers_gone.get(seat, []) if t_s - t <= WAGER_DRAWN_S]
+            self._wagers_gone[seat] = gone
+            total = self._hidden_stacks.total(zone, t_s, chips.get(zone, 0), chip_stacks.get(zone, []),
+                                              wagers_drawn=tuple(v for _, v in gone))
+            if total != chips.get(zone, 0):
+                out[zone] = total
+        return out
 
     def finish(self, frame: int, t_s: float) -> list[ZoneChange]:
         """The end of the source (``frame``, ``t_s``): the changes only the end confirms (the payout stacks still
