@@ -183,6 +183,13 @@ class _Known:
     front_since: float = 0.0
     counted: bool = False                         # the front stack's reading held: this one counts
 
+    def seen(self, stack: tuple[float, float, float | None], t_s: float) -> None:
+        """Read this frame as ``stack`` ((x, y) mm, dollars or ``None``): where it stands and what it reads."""
+        x, y, value = stack
+        self.position, self.last_t_s = (x, y), t_s
+        if value != self.value:
+            self.value, self.value_since = value, t_s
+
 
 class HiddenPayoutStacks:
     """A payout area's total with the stacks hidden behind a payout set down touching them counted at their value.
@@ -256,9 +263,7 @@ class HiddenPayoutStacks:
                     k.hidden_by, k.counted = None, False
                     if j is None:
                         continue  # gone (with the stack in front of it), or it is that stack: forgotten
-                    k.position, k.last_t_s = stacks[j][:2], t_s
-                    if value != k.value:
-                        k.value, k.value_since = value, t_s
+                    k.seen(stacks[j], t_s)
                     keep.append(k)
                     continue
                 fronts.add(front)
@@ -292,12 +297,8 @@ class HiddenPayoutStacks:
                     keep.append(k)
                     continue
             if j is not None:
-                k.position, k.last_t_s = stacks[j][:2], t_s
-                if value != k.value:
-                    k.value, k.value_since = value, t_s
+                k.seen(stacks[j], t_s)
             keep.append(k)
-        for j in new:
-            x, y, value = stacks[j]
-            keep.append(_Known((x, y), value, t_s, t_s))
+        keep += [_Known(stacks[j][:2], stacks[j][2], t_s, t_s) for j in new]
         self._known[zone] = keep
         return total if not extra or total is None else total + extra

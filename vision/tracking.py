@@ -45,6 +45,7 @@ from typing import Iterable
 import numpy as np
 
 from rules.cards import RED_SUITS
+from rules.settle import WAGER_KINDS
 from vision.grouping import SAME_CARD_PAIR_MM as CORNER_PAIR_MM, inside_card
 
 
@@ -599,7 +600,10 @@ class ZoneTracker:
         changes: list[ZoneChange] = []
         before = self._last_chips
         chips = self._last_chips = _stacks_kept_in_place(before, chips)
+        if chip_stacks is None and self._stacks_given:
+            chip_stacks = {}  # (a source that places stacks on the layout and gives none this frame saw none)
         if chip_stacks is not None:
+            self._stacks_given = True
             chips = self._hidden_payouts_counted(t_s, before, chips, chip_stacks)
         for zone in self.zones:
             labels = cards.get(zone, ())
@@ -642,10 +646,7 @@ class ZoneTracker:
                     state.cards.pop(label, None)
                 state.since_t_s = first.t_s
             self._chip_update(zone, frame, t_s, chips, changes)
-        if chip_stacks is None and self._stacks_given:
-            chip_stacks = {}  # (a source that places stacks on the layout and gives none this frame saw none)
         if chip_stacks is not None:
-            self._stacks_given = True
             for zone in self.zones:
                 if zone.endswith(".payout"):
                     changes += self._payout_stacks.update(zone, frame, t_s, chip_stacks.get(zone, []))
@@ -661,7 +662,7 @@ class ZoneTracker:
         out = dict(chips)
         for zone, value in before.items():
             seat, _, kind = zone.partition(".")
-            if kind in ("main", "mtd", "bonus") and value and not chips.get(zone):
+            if kind in WAGER_KINDS and value and not chips.get(zone):
                 self._wagers_gone.setdefault(seat, []).append((t_s, value))
         for zone in self.zones:
             if not zone.endswith(".payout"):
