@@ -171,7 +171,7 @@ def test_bases_tied_only_far_from_the_best_one_do_not_count_the_stack():
     reader.denominations, reader.threshold = DENOMS, 0.85
     calls = []
 
-    def run_bases(image, camera, groups, search=False, rows=None):
+    def run_bases(image, camera, groups, search=False, rows=None, turns=None):
         n = len(groups[0])
         calls.append(n)
         if len(calls) == 1:  # the coarse search: best in the middle, the two first bases tied with it
@@ -196,7 +196,7 @@ def _reader_seeing(p_stack):
     reader = object.__new__(ChipSideReader)
     reader.denominations, reader.threshold = DENOMS, 0.85
 
-    def run_bases(image, camera, groups, search=False, rows=None):
+    def run_bases(image, camera, groups, search=False, rows=None, turns=None):
         return ([np.stack([p_stack] * len(g)) for g in groups],
                 [np.linspace(0.9, 1.0, len(g)).astype(np.float32)[::-1] for g in groups])
 
@@ -332,3 +332,156 @@ def test_each_tall_strips_first_base_is_aligned_as_its_own_strip_reads():
     firsts = list(range(len(bases)))[::-1][::SEARCH_CHUNK]
     assert np.flatnonzero(own).tolist() == sorted(firsts)
     assert np.allclose(windowed[firsts], each[firsts], atol=1e-5)
+
+
+def _beside(cam, base, bearing, dist=50.0):
+    """A base ``dist`` mm from ``base``, ``bearing`` radians off its direction to the camera."""
+    from vision.chip_side import _towards_camera
+
+    f = _towards_camera(cam, np.asarray(base, np.float64))
+    a = float(np.arctan2(f[1], f[0])) + bearing
+    return (base[0] + dist * np.cos(a), base[1] + dist * np.sin(a))
+
+
+def test_the_arcs_turn_away_from_a_stack_standing_in_front_to_one_side():
+    from vision.chip_side import side_away
+
+    cam, base = _camera(), (500.0, 520.0)
+    assert side_away(cam, base, [base, _beside(cam, base, 0.5)]) == -1.0  # its own base is no neighbour
+    assert side_away(cam, base, [_beside(cam, base, -0.5)]) == 1.0
+
+
+def test_a_stack_behind_or_out_of_reach_turns_nothing():
+    from vision.chip_side import BESIDE_MM, side_away
+
+    cam, base = _camera(), (500.0, 520.0)
+    assert side_away(cam, base, []) == 0.0
+    assert side_away(cam, base, [_beside(cam, base, 2.5)]) == 0.0
+    assert side_away(cam, base, [_beside(cam, base, 0.5, dist=BESIDE_MM + 5)]) == 0.0
+
+
+def test_stacks_in_front_on_both_sides_turn_nothing():
+    from vision.chip_side import side_away
+
+    cam, base = _camera(), (500.0, 520.0)
+    assert side_away(cam, base, [_beside(cam, base, 0.5), _beside(cam, base, -0.5)]) == 0.0
+
+
+def test_a_turn_moves_both_arcs_round_the_stack():
+    """Turned by one column's angle, each strip column is the next one of the strip facing the camera."""
+    from vision.chip_side import ARC_RAD, BACK_ARC_RAD, strips_at
+
+    cam, base = _camera(), (500.0, 520.0)
+    image = _blurred(np.random.default_rng(3).integers(0, 255, (480, 640, 3), dtype=np.uint8))
+    plain = strips_at(image, cam, [base]).astype(int)
+    assert (strips_at(image, cam, [base], turns=[0.0]) == plain).all()
+    front = strips_at(image, cam, [base], turns=[2 * ARC_RAD / (ARC_POINTS - 1)]).astype(int)
+    back = strips_at(image, cam, [base], turns=[2 * BACK_ARC_RAD / (ARC_POINTS - 1)]).astype(int)
+    assert np.abs(front[0, :, :-1, :3] - plain[0, :, 1:, :3]).max() <= 1
+    assert np.abs(back[0, :, :-1, 3:] - plain[0, :, 1:, 3:]).max() <= 1
+    assert np.abs(front[0, :, :, :3] - plain[0, :, :, :3]).mean() > 5
+
+
+def _blurred(image):
+    """Noise smoothed over a few pixels, so that a strip sampled a hair away reads the same to within a grey level."""
+    import cv2
+
+    return cv2.GaussianBlur(image, (0, 0), 2)
+
+
+def _reader_reading(by_turn, fixed=None):
+    """A ChipSideReader whose every read gives ``by_turn(turn)`` (a StackReading) at each base, or at a base of
+    ``fixed`` ({(x, y): StackReading}) that reading; it logs the turns of each read."""
+    from vision.chip_side import ChipSideReader
+
+    reader = object.__new__(ChipSideReader)
+    reader.turns_read = []
+
+    def read(image, camera, bases, turns=None):
+        turns = [0.0] * len(bases) if turns is None else list(turns)
+        reader.turns_read.append(turns)
+        return [(fixed or {}).get(tuple(b)) or by_turn(t) for b, t in zip(bases, turns)]
+
+    reader._read_stacks = read
+    return reader
+
+
+def _unread(ppc=3.0):
+    from vision.chips import StackReading
+
+    return StackReading(None, None, [], note="the stack's bottom chip was not found (alignment 0.10): cannot count",
+                        px_per_chip=ppc)
+
+
+def _forty(ppc=3.0):
+    from vision.chips import StackReading
+
+    return StackReading(8, 40, [{"denomination": 5, "count": 8}], px_per_chip=ppc)
+
+
+def test_a_stack_partly_hidden_by_one_in_front_is_counted_where_every_turn_away_reads_it_alike():
+    from vision.chip_side import TURNS_AWAY_RAD
+
+    cam, base = _camera(), (500.0, 520.0)
+    reader = _reader_reading(lambda t: _unread() if t == 0 else _forty())
+    [r] = reader.read_stacks(np.zeros((480, 640, 3), np.uint8), cam, [base], counted_beside=[_beside(cam, base, 0.5)])
+    assert r.value == 40
+    assert reader.turns_read[1] == [-t for t in TURNS_AWAY_RAD]  # away from the stack in front, each turn once
+
+
+def test_turns_away_that_read_the_stack_otherwise_leave_it_unread():
+    from vision.chips import StackReading
+
+    cam, base = _camera(), (500.0, 520.0)
+    other = StackReading(4, 20, [{"denomination": 5, "count": 4}], px_per_chip=3.0)
+    reader = _reader_reading(lambda t: _unread() if t == 0 else (other if abs(t) > 0.5 else _forty()))
+    [r] = reader.read_stacks(np.zeros((480, 640, 3), np.uint8), cam, [base], counted_beside=[_beside(cam, base, 0.5)])
+    assert r.value is None
+
+
+def test_a_stack_with_nothing_in_front_or_a_thin_side_is_not_read_turned():
+    cam, base = _camera(), (500.0, 520.0)
+    image = np.zeros((480, 640, 3), np.uint8)
+    reader = _reader_reading(lambda t: _unread() if t == 0 else _forty())
+    assert reader.read_stacks(image, cam, [base], counted_beside=[_beside(cam, base, 2.5)])[0].value is None
+    thin = _reader_reading(lambda t: _unread(ppc=1.8) if t == 0 else _forty(ppc=1.8))
+    assert thin.read_stacks(image, cam, [base], counted_beside=[_beside(cam, base, 0.5)])[0].value is None
+    assert len(reader.turns_read) == len(thin.turns_read) == 1
+
+
+def test_a_stack_in_front_counted_in_the_same_batch_turns_the_one_behind_it():
+    cam, base = _camera(), (500.0, 520.0)
+    front = _beside(cam, base, 0.5)
+    reader = _reader_reading(lambda t: _unread() if t == 0 else _forty(), fixed={front: _forty()})
+    r = reader.read_stacks(np.zeros((480, 640, 3), np.uint8), cam, [base, front], counted_beside=[])
+    assert [x.value for x in r] == [40, 40] and len(reader.turns_read) == 2
+
+
+def test_a_stack_in_front_that_cannot_be_counted_turns_nothing():
+    """4K seed 7191: the dealer's hand setting a payout down in front of a $150 wager, the payout unread under it;
+    the wager's far side, read turned, gave $75."""
+    cam, base = _camera(), (500.0, 520.0)
+    front = _beside(cam, base, 0.5)
+    reader = _reader_reading(lambda t: _unread() if t == 0 else _forty(), fixed={front: _unread()})
+    r = reader.read_stacks(np.zeros((480, 640, 3), np.uint8), cam, [base, front], counted_beside=[])
+    assert [x.value for x in r] == [None, None] and len(reader.turns_read) == 1
+
+
+
+def test_a_stack_counted_beside_and_behind_another_keeps_its_count_where_a_turn_away_reads_it_alike():
+    cam, base = _camera(), (500.0, 520.0)
+    reader = _reader_reading(lambda t: _forty() if abs(t) < 0.4 else _unread())
+    [r] = reader.read_stacks(np.zeros((480, 640, 3), np.uint8), cam, [base], counted_beside=[_beside(cam, base, 0.5)])
+    assert r.value == 40 and len(reader.turns_read) == 2
+
+
+def test_a_stack_counted_beside_and_behind_another_that_no_turn_away_reads_alike_is_not_counted():
+    """4K seed 7262 r1: a $30 payout ($25 under $5) behind the $90 bonus payout showed its top chip only, and read $5
+    at its front arc; turned away from the $90 it could not be counted at all."""
+    from vision.chips import StackReading
+
+    cam, base = _camera(), (500.0, 520.0)
+    five = StackReading(1, 5, [{"denomination": 5, "count": 1}], px_per_chip=3.0)
+    reader = _reader_reading(lambda t: five if t == 0 else _unread())
+    [r] = reader.read_stacks(np.zeros((480, 640, 3), np.uint8), cam, [base], counted_beside=[_beside(cam, base, 0.5)])
+    assert r.count is None and r.value is None and "partly hidden" in r.note

@@ -293,10 +293,11 @@ class _ScriptedSide:
     """A chip-side reader handing out the given readings in turn, one per stack read."""
 
     def __init__(self, *readings):
-        self.readings, self.reads = list(readings), 0
+        self.readings, self.reads, self.counted_beside = list(readings), 0, []
 
-    def read_stacks(self, image, camera, bases):
+    def read_stacks(self, image, camera, bases, counted_beside=None):
         self.reads += len(bases)
+        self.counted_beside.append(counted_beside)
         return [self.readings.pop(0) for _ in bases]
 
 
@@ -340,6 +341,20 @@ def test_live_a_valued_stack_boxed_anew_with_its_pixels_unchanged_keeps_its_read
 
     first, again, side = _read_twice(StackReading(2, 30, px_per_chip=1.8), StackReading(3, 35, px_per_chip=1.8))
     assert first.value == again.value == 30 and side.reads == 1
+
+
+def test_a_stack_read_is_told_of_the_stacks_counted_beside_it_whose_reading_is_kept():
+    """4K seed 7234 r1: a payout set down behind the main one is read away from it (vision.chip_side.side_away), so
+    the reader must know where the main payout stands though that one's reading is kept, not read again."""
+    from vision.chips import StackReading
+
+    cam, image = _stack_frame()
+    side = _ScriptedSide(StackReading(3, 225, px_per_chip=5.8), StackReading(None, None, px_per_chip=5.9))
+    fr = _live_side_reader(side)
+    front, behind = (371.4, 515.4), (337.0, 477.0)
+    fr._read_sides(image, cam, [(0, front, b"box-a")])
+    fr._read_sides(image, cam, [(0, front, b"box-a"), (1, behind, b"box-b")])
+    assert side.reads == 2 and side.counted_beside == [[], [front]]
 
 
 def test_live_a_stack_whose_base_moved_is_read_again():

@@ -888,7 +888,9 @@ class FrameReader:
         return extra, [r for _, _, r in found]
 
     def _read_sides(self, image: np.ndarray, camera, stacks: list) -> list:
-        """(row, reading) of stacks counted from their side, in one batch.
+        """(row, reading) of stacks counted from their side, in one batch; a stack partly hidden by another counted
+        in the frame (its reading kept or fresh) is read from its side away from it
+        (:meth:`vision.chip_side.ChipSideReader.read_stacks`).
 
         Live video: a stack whose box stage 1 handed back unchanged (its zone's pixels did not change) keeps its
         last reading; so does a valued stack boxed anew (something else in its zone moved) whose own pixels did
@@ -904,13 +906,17 @@ class FrameReader:
                     hit = self._unchanged_stack(image, camera, s[1])
                     if hit is not None:
                         known[s[2]] = hit
-        todo = [s for s in stacks if (cache is None or s[2] not in cache) and s[2] not in known]
-        fresh = dict(zip((s[2] for s in todo), self.chip_side.read_stacks(image, camera, [s[1] for s in todo])))
+        kept = dict(known)
+        if cache is not None:
+            kept.update((s[2], cache[s[2]]) for s in stacks if s[2] in cache)
+        todo = [s for s in stacks if s[2] not in kept]
+        counted = [s[1] for s in stacks if s[2] in kept and kept[s[2]].count is not None]
+        fresh = dict(zip((s[2] for s in todo), self.chip_side.read_stacks(image, camera, [s[1] for s in todo],
+                                                                          counted_beside=counted)))
         if cache is not None:
             for s in todo:
                 self._remember_stack(image, camera, s[1], fresh[s[2]])
-            fresh.update(known)
-            fresh.update((s[2], cache[s[2]]) for s in stacks if s[2] in cache)
+            fresh.update(kept)
             # a stack gone (or not seen) is forgotten: one placed there later is read afresh
             self._side_memory = [e for e in self._side_memory
                                  if any(math.dist(e[0], s[1]) < STACK_SAME_BASE_MM for s in stacks)]
