@@ -36,6 +36,21 @@ THIN_BAND_PX = 2.4
 top (``scripts/chip_side_bands.py``), where the reader abstains most."""
 
 
+def random_layout_and_camera(rng: np.random.Generator, width: int, height: int,
+                             tilt_deg: tuple[float, float] = (10.0, 40.0)):
+    """(layout, :class:`calibration.camera.PinholeCamera`) of a chip scene: one of the three built-in layouts, a camera
+    ``width`` x ``height`` px aimed at the players' side of it, tilted ``tilt_deg`` (degrees from straight down)."""
+    from calibration.camera import PinholeCamera
+    from calibration.layout import builtin_layout
+
+    layout = builtin_layout(str(rng.choice(["blackjack-7-mtd-bonus", "spanish21-6-mtd", "switch-hands-7"])))
+    camera = PinholeCamera.looking_at(target=(float(rng.uniform(700, 1200)), float(rng.uniform(400, 600))),
+                                      tilt_deg=float(rng.uniform(*tilt_deg)), yaw_deg=float(rng.uniform(-15, 15)),
+                                      width=width, height=height, cover_mm=float(rng.uniform(900, 1900)),
+                                      roll_deg=float(rng.normal(0, 3)))
+    return layout, camera
+
+
 def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, with_empty: bool = False,
                player_share: float = 0.0, payout_share: float = 0.0):
     """(RenderResult, camera, [(base_mm, [(denomination, count)...])]) of one random frame of chip stacks.
@@ -47,8 +62,6 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, 
     older seeds render what they rendered.  ``payout_share``: the share of stacks built as a dealer builds a side-bet
     payout (:func:`_payout_layers`: an odd amount, many small chips on top), drawn before ``player_share``'s.
     """
-    from calibration.camera import PinholeCamera
-    from calibration.layout import builtin_layout
     from datasets.chips import CHIP_DESIGNS
     from datasets.effects import Effects
     from datasets.render import Style, render_frame
@@ -57,11 +70,7 @@ def chip_scene(rng: np.random.Generator, width: int = 1920, height: int = 1080, 
     from rules.cards import CARD_LABELS
     from vision.chips import default_chip_set
 
-    layout = builtin_layout(str(rng.choice(["blackjack-7-mtd-bonus", "spanish21-6-mtd", "switch-hands-7"])))
-    camera = PinholeCamera.looking_at(target=(float(rng.uniform(700, 1200)), float(rng.uniform(400, 600))),
-                                      tilt_deg=float(rng.uniform(10, 40)), yaw_deg=float(rng.uniform(-15, 15)),
-                                      width=width, height=height, cover_mm=float(rng.uniform(900, 1900)),
-                                      roll_deg=float(rng.normal(0, 3)))
+    layout, camera = random_layout_and_camera(rng, width, height)
     denoms = [c.denomination for c in default_chip_set()]
     stacks, truth, cards, bare = [], [], [], []
     shoe = list(rng.permutation(CARD_LABELS))

@@ -80,22 +80,16 @@ def hidden_side_points(camera, base_mm, others, turn: float = 0.0) -> int:
 
 def pairs_frame(rng: np.random.Generator, gap_mm: tuple[float, float] = (40.0, 60.0)):
     """(image, camera, [(base guess mm, front base guess mm, [(denomination, count)...] of the stack behind)])."""
-    from calibration.camera import PinholeCamera
-    from calibration.layout import builtin_layout
     from datasets.chips import CHIP_DESIGNS
     from datasets.effects import Effects
     from datasets.render import Style, render_frame
     from datasets.scene import ChipStack, TableState
     from datasets.scenes import casino_felt
-    from models.chip_side_train import _payout_layers, _player_layers
+    from models.chip_side_train import _payout_layers, _player_layers, random_layout_and_camera
     from vision.chips import default_chip_set
 
     w, h = (3840, 2160) if rng.random() < 0.6 else (1920, 1080)
-    layout = builtin_layout(str(rng.choice(["blackjack-7-mtd-bonus", "spanish21-6-mtd", "switch-hands-7"])))
-    camera = PinholeCamera.looking_at(target=(float(rng.uniform(700, 1200)), float(rng.uniform(400, 600))),
-                                      tilt_deg=float(rng.uniform(15, 35)), yaw_deg=float(rng.uniform(-15, 15)),
-                                      width=w, height=h, cover_mm=float(rng.uniform(900, 1900)),
-                                      roll_deg=float(rng.normal(0, 3)))
+    layout, camera = random_layout_and_camera(rng, w, h, tilt_deg=(15.0, 35.0))
     denoms = [c.denomination for c in default_chip_set()]
     stacks, backs = [], []
     for z in [z for z in layout.zones if z.circle is not None][::2]:  # every other spot, so pairs keep apart

@@ -597,7 +597,7 @@ def _tied_reading(p: np.ndarray, aligned: np.ndarray, best: int, denominations: 
                if r.count is not None]
     if len(counted) < TIED_AGREEING:
         return None
-    if any((r.count, r.value, r.layers) != (counted[0].count, counted[0].value, counted[0].layers) for r in counted):
+    if not all(_same(r, counted[0]) for r in counted):
         return None
     return counted[0]
 
