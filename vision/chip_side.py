@@ -102,6 +102,24 @@ fresh frames of pairs 40-90 mm apart (`scripts/occluded_stacks.py 200 9403 --apa
 Beyond ~55 mm the stack in front hides nothing the strips sample, and the turns cost right readings."""
 IN_FRONT_RAD = 1.05
 """A stack within this bearing (radians) of a stack's direction to the camera stands in front of it."""
+TURNS_AROUND_RAD = (-0.6, -0.45, -0.3, -0.15, 0.15, 0.3, 0.45, 0.6)
+"""How far, either way round the stack, the arcs of a stack seen but not counted surely are turned to read it again
+(:meth:`ChipSideReader.read_stacks`), radians. Each turn's columns are other points of the chips' rim, other pixels
+(in H.264 video, other 2 x 2 colour samples), so each turn is a look of its own. Chosen on 900 fresh frames of stacks
+(`scripts/turned_rereads.py` seeds 9501-9503, two thirds as H.264 video shows them; 5,280 stacks at >= 1.6 px per
+chip, base guessed 3 mm off): of the stacks the front arc left uncounted, those read alike at 3 of the six turns of
+0.3-0.6 were right 151 times and wrong 15, and the wrong ones were nearly all read from one side only, their bottom
+chips missed (a $125 of five $25 read $25); read alike at 4 or more of these eight turns with both sides among them,
+111 right and 3 wrong. On 600 frames not looked at before (seeds 9504 as video, 9505 as renders; 3,422 stacks) the
+front arc read 2,355 right and 128 wrong, the reader with this second look 2,442 and 133: the new counts as often
+right (87 of 92) as the front arc's own (2,355 of 2,483)."""
+AROUND_AGREEING = 4
+"""Turns of :data:`TURNS_AROUND_RAD` that must count such a stack, every turn that counts it reading it alike, with at
+least one of them on each side."""
+UNSURE_NOTES = ("a chip slot read at", "a chip seen above an empty slot")
+"""How :func:`reading_from_slots` begins the note of a stack whose bottom chip was found and whose chips were seen,
+but not surely enough to count: the stacks read again turned round (a stack not found, too tall or running out of the
+frame is not)."""
 
 FP32_CHIP_SIDE = Path(__file__).resolve().parents[1] / "models" / "chip_side.onnx"
 """The committed chip-side model, float (the one training exports and fine-tunes start from)."""
@@ -417,7 +435,8 @@ class ChipSideReader:
         """Read one stack standing near ``base_mm`` (mm): a :class:`vision.chips.StackReading`."""
         return self.read_stacks(image, camera, [base_mm])[0]
 
-    def read_stacks(self, image: np.ndarray, camera, bases_mm, turns=None, counted_beside=None) -> list:
+    def read_stacks(self, image: np.ndarray, camera, bases_mm, turns=None, counted_beside=None,
+                    look_around: bool = True) -> list:
         """Read the stacks standing near each of ``bases_mm`` ((x, y) mm each) in one batch.
 
         For each stack, strips are cut at the base moved along the line of sight, :data:`SEARCH_MM` either
@@ -438,19 +457,28 @@ class ChipSideReader:
                 at its front arc nearly three times as often as one clear of it: :data:`TURNS_AWAY_RAD`). A stack
                 in front that cannot be counted may be the dealer's hand setting a payout down over it (4K seed
                 7191: a $150 wager read $75 for 0.2 s so), so it turns nothing.
+            look_around: a stack whose bottom chip was found and whose chips were seen, but not surely enough to
+                count (:data:`UNSURE_NOTES`), with no counted stack in front of it, is read again at every turn of
+                :data:`TURNS_AROUND_RAD` and counted where :data:`AROUND_AGREEING` of them count it, all alike, turns
+                either way among them (4K seed 7301 r0: two $100 chips whose bottom one read 0.50 facing the camera
+                read $200 at six of the eight turns). False: the front arc (and the turns away) only.
 
         Returns:
             One :class:`vision.chips.StackReading` per base, in order.
         """
         out = self._read_stacks(image, camera, bases_mm, turns)
-        if counted_beside is None or turns is not None:
+        if turns is not None:
             return out
         from vision.chips import SURE_PX_PER_CHIP, StackReading
 
-        counted = list(counted_beside) + [b for b, r in zip(bases_mm, out) if r.count is not None]
-        again = [(i, side_away(camera, bases_mm[i], counted)) for i, r in enumerate(out)
-                 if (r.px_per_chip or 0.0) >= SURE_PX_PER_CHIP]
-        again = [(i, side) for i, side in again if side]
+        counted = list(counted_beside or ()) + [b for b, r in zip(bases_mm, out) if r.count is not None]
+        sides = [side_away(camera, b, counted) if counted_beside is not None else 0.0 for b in bases_mm]
+        # a stack seen but not counted surely, clear of any stack in front of it, is read again turned either way
+        around = [i for i, r in enumerate(out) if look_around and r.count is None and not sides[i]
+                  and (r.note or "").startswith(UNSURE_NOTES)]
+        if around:
+            out = self._read_around(image, camera, bases_mm, out, around)
+        again = [(i, sides[i]) for i, r in enumerate(out) if sides[i] and (r.px_per_chip or 0.0) >= SURE_PX_PER_CHIP]
         if not again:
             return out
         tries = [(i, side * t) for i, side in again for t in TURNS_AWAY_RAD]
@@ -467,8 +495,24 @@ class ChipSideReader:
                                            "side away from that stack: cannot count")
         return out
 
+    def _read_around(self, image: np.ndarray, camera, bases_mm, out: list, around: list[int]) -> list:
+        """``out`` with each stack of ``around`` (indices) read again at every turn of :data:`TURNS_AROUND_RAD`,
+        counted where :data:`AROUND_AGREEING` of them count it, all that count it read it alike, and turns either way
+        round the stack are among them (a stack misread turned is misread from one side)."""
+        out = list(out)
+        n = len(TURNS_AROUND_RAD)
+        turned = self._read_stacks(image, camera, [bases_mm[i] for i in around for _ in TURNS_AROUND_RAD],
+                                   [t for _ in around for t in TURNS_AROUND_RAD])
+        for k, i in enumerate(around):
+            counted = [(t, r) for t, r in zip(TURNS_AROUND_RAD, turned[k * n:(k + 1) * n]) if r.count is not None]
+            if len(counted) < AROUND_AGREEING or not all(_same(r, counted[0][1]) for _, r in counted):
+                continue
+            if any(t < 0 for t, _ in counted) and any(t > 0 for t, _ in counted):
+                out[i] = counted[0][1]
+        return out
+
     def _read_stacks(self, image: np.ndarray, camera, bases_mm, turns=None) -> list:
-        """:meth:`read_stacks` without its second look at stacks partly hidden."""
+        """:meth:`read_stacks` without its second look at stacks partly hidden or read unsurely."""
         from vision.chips import SURE_PX_PER_CHIP, StackReading, chip_geometry
 
         turns = [0.0] * len(bases_mm) if turns is None else [float(t) for t in turns]
