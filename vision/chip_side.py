@@ -471,21 +471,23 @@ class ChipSideReader:
             return out
         from vision.chips import SURE_PX_PER_CHIP, StackReading
 
-        counted = list(counted_beside or ()) + [b for b, r in zip(bases_mm, out) if r.count is not None]
-        sides = [side_away(camera, b, counted) if counted_beside is not None else 0.0 for b in bases_mm]
+        unsure = {i for i, r in enumerate(out)
+                  if look_around and r.count is None and (r.note or "").startswith(UNSURE_NOTES)}
+        sides = {}
+        if counted_beside is not None:
+            counted = list(counted_beside) + [b for b, r in zip(bases_mm, out) if r.count is not None]
+            sides = {i: side_away(camera, bases_mm[i], counted) for i, r in enumerate(out)
+                     if i in unsure or (r.px_per_chip or 0.0) >= SURE_PX_PER_CHIP}
         # a stack seen but not counted surely, clear of any stack in front of it, is read again turned either way
-        around = [i for i, r in enumerate(out) if look_around and r.count is None and not sides[i]
-                  and (r.note or "").startswith(UNSURE_NOTES)]
+        around = sorted(i for i in unsure if not sides.get(i))
         if around:
             out = self._read_around(image, camera, bases_mm, out, around)
-        again = [(i, sides[i]) for i, r in enumerate(out) if sides[i] and (r.px_per_chip or 0.0) >= SURE_PX_PER_CHIP]
+        again = [(i, side) for i, side in sides.items() if side and (out[i].px_per_chip or 0.0) >= SURE_PX_PER_CHIP]
         if not again:
             return out
-        tries = [(i, side * t) for i, side in again for t in TURNS_AWAY_RAD]
-        turned = self._read_stacks(image, camera, [bases_mm[i] for i, _ in tries], [t for _, t in tries])
-        n = len(TURNS_AWAY_RAD)
-        for k, (i, _) in enumerate(again):
-            reads = turned[k * n:(k + 1) * n]
+        away = self._read_turned(image, camera,
+                                 [(bases_mm[i], [side * t for t in TURNS_AWAY_RAD]) for i, side in again])
+        for (i, _), reads in zip(again, away):
             if out[i].count is None:
                 if reads[0].count is not None and all(_same(r, reads[0]) for r in reads):
                     out[i] = reads[0]
@@ -500,16 +502,21 @@ class ChipSideReader:
         counted where :data:`AROUND_AGREEING` of them count it, all that count it read it alike, and turns either way
         round the stack are among them (a stack misread turned is misread from one side)."""
         out = list(out)
-        n = len(TURNS_AROUND_RAD)
-        turned = self._read_stacks(image, camera, [bases_mm[i] for i in around for _ in TURNS_AROUND_RAD],
-                                   [t for _ in around for t in TURNS_AROUND_RAD])
-        for k, i in enumerate(around):
-            counted = [(t, r) for t, r in zip(TURNS_AROUND_RAD, turned[k * n:(k + 1) * n]) if r.count is not None]
+        turned = self._read_turned(image, camera, [(bases_mm[i], TURNS_AROUND_RAD) for i in around])
+        for i, reads in zip(around, turned):
+            counted = [(t, r) for t, r in zip(TURNS_AROUND_RAD, reads) if r.count is not None]
             if len(counted) < AROUND_AGREEING or not all(_same(r, counted[0][1]) for _, r in counted):
                 continue
             if any(t < 0 for t, _ in counted) and any(t > 0 for t, _ in counted):
                 out[i] = counted[0][1]
         return out
+
+    def _read_turned(self, image: np.ndarray, camera, tries: list) -> list[list]:
+        """Per (base (x, y) mm, turns radians) of ``tries``: the stack read at each of its turns, all in one batch."""
+        turned = self._read_stacks(image, camera, [b for b, turns in tries for _ in turns],
+                                   [t for _, turns in tries for t in turns])
+        cuts = np.cumsum([0] + [len(turns) for _, turns in tries])
+        return [turned[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
 
     def _read_stacks(self, image: np.ndarray, camera, bases_mm, turns=None) -> list:
         """:meth:`read_stacks` without its second look at stacks partly hidden or read unsurely."""
@@ -656,10 +663,10 @@ def reading_from_slots(p: np.ndarray, denominations: list[int], threshold: float
     if n == SLOTS:
         return StackReading(None, None, [], px_per_chip=ppc, note=f"taller than {SLOTS} chips: cannot count")
     if (top[n:] != 0).any():
-        return StackReading(None, None, [], px_per_chip=ppc, note="a chip seen above an empty slot: cannot count")
+        return StackReading(None, None, [], px_per_chip=ppc, note=f"{UNSURE_NOTES[1]}: cannot count")
     if (conf[:n + 1] < threshold).any():
         return StackReading(None, None, [], px_per_chip=ppc,
-                            note=f"a chip slot read at {conf[:n + 1].min():.2f} (< {threshold:g}): cannot count")
+                            note=f"{UNSURE_NOTES[0]} {conf[:n + 1].min():.2f} (< {threshold:g}): cannot count")
     if n == 0:
         return StackReading(None, None, [], px_per_chip=ppc, note="no chip on the side where the stack was found")
     layers: list[dict] = []
